@@ -1,0 +1,48 @@
+// Package authorizer defines how requests are authorized: the attributes of
+// a request, the decision, and the Authorizer interface.
+package authorizer
+
+import (
+	"context"
+
+	"github.com/kapi-dev/kapi/internal/auth/user"
+)
+
+// Decision is an authorizer's answer.
+type Decision int
+
+// The decisions.
+const (
+	DecisionDeny Decision = iota
+	DecisionAllow
+	DecisionNoOpinion
+)
+
+// Attributes describe one request to an authorizer.
+type Attributes struct {
+	User            user.Info
+	Verb            string
+	Namespace       string
+	APIGroup        string
+	APIVersion      string
+	Resource        string
+	Subresource     string
+	Name            string
+	ResourceRequest bool
+	// Path is set for non-resource requests.
+	Path string
+}
+
+// Authorizer decides whether a request may proceed; reason is shown to the
+// user on a denial.
+type Authorizer interface {
+	Authorize(ctx context.Context, a Attributes) (decision Decision, reason string, err error)
+}
+
+// Func adapts a function to Authorizer.
+type Func func(ctx context.Context, a Attributes) (Decision, string, error)
+
+// Authorize calls f.
+func (f Func) Authorize(ctx context.Context, a Attributes) (Decision, string, error) {
+	return f(ctx, a)
+}
