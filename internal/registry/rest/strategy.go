@@ -8,8 +8,10 @@ import (
 )
 
 // RESTCreateStrategy says how a resource is created: what the server sets,
-// and how the object is validated. ObjectMeta checks (name, labels,
-// annotations, namespace) are done by the generic store for every resource.
+// and how the object is validated. Validate covers the whole object,
+// ObjectMeta included, because name rules differ between resources; the
+// generic store only fills server-owned metadata (uid, timestamps,
+// generateName, namespace from the request).
 type RESTCreateStrategy interface {
 	runtime.ObjectTyper
 	// NamespaceScoped is true for namespaced resources.
