@@ -39,6 +39,12 @@ type Store struct {
 	UpdateStrategy rest.RESTUpdateStrategy
 	DeleteStrategy rest.RESTDeleteStrategy
 
+	// ShouldDeleteDuringUpdate says whether an update finishes a pending
+	// deletion (it removed the last thing holding the object). Defaults to
+	// "no metadata.finalizers left on an object marked for deletion";
+	// namespaces also wait for spec.finalizers.
+	ShouldDeleteDuringUpdate func(obj, existing runtime.Object) bool
+
 	// ReturnDeletedObject returns the deleted object instead of a Success
 	// Status on DELETE (upstream does this for a few resources).
 	ReturnDeletedObject bool
@@ -48,4 +54,12 @@ type Store struct {
 
 	// Storage is filled by CompleteWithOptions.
 	Storage storage.Interface
+
+	// DestroyFunc, when set, releases what the storage holds; Destroy calls
+	// it.
+	DestroyFunc func()
+
+	// DeleteCollectionWorkers is how many deletes DeleteCollection runs at
+	// once; values below 1 mean defaultDeleteCollectionWorkers.
+	DeleteCollectionWorkers int
 }

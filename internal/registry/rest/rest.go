@@ -6,6 +6,7 @@ package rest
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -141,7 +142,16 @@ func DefaultUpdatedObjectInfo(obj runtime.Object) UpdatedObjectInfo {
 	return &defaultUpdatedObjectInfo{obj: obj}
 }
 
-func (i *defaultUpdatedObjectInfo) Preconditions() *metav1.Preconditions { return nil }
+// Preconditions pins the UID the body names, so a PUT of an object that was
+// deleted and recreated meanwhile fails with a conflict.
+func (i *defaultUpdatedObjectInfo) Preconditions() *metav1.Preconditions {
+	accessor, err := meta.Accessor(i.obj)
+	if err != nil || accessor.GetUID() == "" {
+		return nil
+	}
+	uid := accessor.GetUID()
+	return &metav1.Preconditions{UID: &uid}
+}
 
 func (i *defaultUpdatedObjectInfo) UpdatedObject(context.Context, runtime.Object) (runtime.Object, error) {
 	return i.obj.DeepCopyObject(), nil

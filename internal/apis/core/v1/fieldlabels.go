@@ -1,0 +1,61 @@
+package v1
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// fieldLabels lists, per kind, the field selectors kube-apiserver accepts.
+// Kinds not listed (ConfigMap, ServiceAccount, ...) keep the scheme's
+// default conversion, which accepts metadata.name and metadata.namespace
+// with apimachinery's own error message, as upstream does. The registry's
+// GetAttrs of each resource provides exactly these fields.
+func fieldLabels() map[string][]string {
+	return map[string][]string{
+		"Event": {
+			"involvedObject.kind",
+			"involvedObject.namespace",
+			"involvedObject.name",
+			"involvedObject.uid",
+			"involvedObject.apiVersion",
+			"involvedObject.resourceVersion",
+			"involvedObject.fieldPath",
+			"reason",
+			"reportingComponent",
+			"source",
+			"type",
+			"metadata.namespace",
+			"metadata.name",
+		},
+		// Namespaces are cluster-scoped: metadata.namespace is not
+		// selectable.
+		"Namespace": {"status.phase", "metadata.name"},
+		"Secret":    {"type", "metadata.namespace", "metadata.name"},
+	}
+}
+
+// AddFieldLabelConversions registers the field-selector conversions of the
+// core/v1 kinds kapi serves.
+func AddFieldLabelConversions(scheme *runtime.Scheme) error {
+	for kind, labels := range fieldLabels() {
+		err := scheme.AddFieldLabelConversionFunc(corev1.SchemeGroupVersion.WithKind(kind), allowLabels(labels))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allowLabels returns a conversion that passes the listed labels through
+// unchanged and rejects the rest with upstream's message.
+func allowLabels(labels []string) runtime.FieldLabelConversionFunc {
+	return func(label, value string) (string, string, error) {
+		if slices.Contains(labels, label) {
+			return label, value, nil
+		}
+		return "", "", fmt.Errorf("field label not supported: %s", label)
+	}
+}

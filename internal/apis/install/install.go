@@ -1,0 +1,53 @@
+// Package install builds kapi's scheme: every built-in API group plus the
+// meta.k8s.io types the handlers need.
+package install
+
+import (
+	"fmt"
+
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	coordinationinstall "github.com/kapi-dev/kapi/internal/apis/coordination/install"
+	coreinstall "github.com/kapi-dev/kapi/internal/apis/core/install"
+)
+
+// groupInstallers lists every API group's Install, in registration order.
+// A new group adds one line here.
+func groupInstallers() []func(*runtime.Scheme) error {
+	return []func(*runtime.Scheme) error{
+		coreinstall.Install,
+		coordinationinstall.Install,
+	}
+}
+
+// InstallAll registers everything kapi serves in scheme.
+//
+// The meta.k8s.io part comes from metainternalversion.AddToScheme, which
+// registers:
+//   - meta.k8s.io/v1 and v1beta1 Table, TableOptions,
+//     PartialObjectMetadata and PartialObjectMetadataList (as=Table and
+//     as=PartialObjectMetadata responses; kubectl also asks for v1beta1),
+//   - the meta.k8s.io/v1 option types (ListOptions, GetOptions,
+//     DeleteOptions, CreateOptions, UpdateOptions, PatchOptions,
+//     WatchEvent) and the unversioned Status, APIVersions, APIGroup,
+//     APIGroupList and APIResourceList,
+//   - the internal metainternalversion.ListOptions with its conversion from
+//     metav1.ListOptions, so runtime.NewParameterCodec(scheme) decodes a
+//     request's query into the internal ListOptions with parsed label and
+//     field selectors.
+//
+// Each group's install registers its own options under its group version
+// (metav1.AddToGroupVersion), so query parameters decode for any served
+// group version.
+func InstallAll(scheme *runtime.Scheme) error {
+	if err := metainternalversion.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("meta.k8s.io: %w", err)
+	}
+	for _, install := range groupInstallers() {
+		if err := install(scheme); err != nil {
+			return err
+		}
+	}
+	return nil
+}

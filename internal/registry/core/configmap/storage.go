@@ -1,0 +1,43 @@
+package configmap
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/internal/registry/generic"
+	"github.com/kapi-dev/kapi/internal/registry/printers"
+	"github.com/kapi-dev/kapi/internal/registry/rest"
+)
+
+// REST is the storage of configmaps.
+type REST struct {
+	*generic.Store
+}
+
+var (
+	_ rest.StandardStorage      = (*REST)(nil)
+	_ rest.ShortNamesProvider   = (*REST)(nil)
+	_ rest.SingularNameProvider = (*REST)(nil)
+)
+
+// NewREST builds the configmap storage over optsGetter.
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, error) {
+	strategy := NewStrategy(scheme)
+	store := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &corev1.ConfigMap{} },
+		NewListFunc:               func() runtime.Object { return &corev1.ConfigMapList{} },
+		DefaultQualifiedResource:  corev1.Resource("configmaps"),
+		SingularQualifiedResource: corev1.Resource("configmap"),
+		CreateStrategy:            strategy,
+		UpdateStrategy:            strategy,
+		DeleteStrategy:            strategy,
+		TableConvertor:            printers.ConfigMapTable(),
+	}
+	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
+		return nil, err
+	}
+	return &REST{Store: store}, nil
+}
+
+// ShortNames are the aliases kubectl accepts.
+func (*REST) ShortNames() []string { return []string{"cm"} }
