@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kapi-dev/kapi/internal/controlplane"
+)
+
+// ServeOptions are the flags of `kapi serve`, grouped as kube-apiserver
+// groups them. Flow: flags → ServeOptions → Complete → Validate → Config.
+type ServeOptions struct {
+	DataDir string
+
+	// Secure serving.
+	BindAddress      string
+	SecurePort       int
+	AdvertiseAddress string
+	CertDir          string
+	TLSCertFile      string
+	TLSKeyFile       string
+
+	// Authentication.
+	ClientCAFile string
+
+	// Storage.
+	StorageBackend string
+	EtcdServers    []string
+	EtcdPrefix     string
+
+	// Generic.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	RequestTimeout              time.Duration
+	MinRequestTimeout           int
+	ShutdownDelayDuration       time.Duration
+	MaxRequestBytes             int64
+
+	// Logging.
+	Verbosity int
+}
+
+// Storage backends `--storage-backend` accepts.
+const (
+	backendEtcd3  = "etcd3"
+	backendMemory = "memory"
+)
+
+// NewServeOptions returns the defaults.
+func NewServeOptions() *ServeOptions {
+	return &ServeOptions{
+		DataDir:                     "kapi-data",
+		BindAddress:                 "127.0.0.1",
+		SecurePort:                  6443,
+		StorageBackend:              backendEtcd3,
+		EtcdPrefix:                  "/registry",
+		MaxRequestsInFlight:         400,
+		MaxMutatingRequestsInFlight: 200,
+		RequestTimeout:              time.Minute,
+		MinRequestTimeout:           1800,
+		MaxRequestBytes:             3 * 1024 * 1024,
+	}
+}
+
+// AddFlags registers every flag in its section.
+func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
+	fs := sets.FlagSet("kapi")
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory for the embedded etcd data, the generated certificates and admin.kubeconfig.")
+
+	fs = sets.FlagSet("secure serving")
+	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to listen for the --secure-port port.")
+	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization.")
+	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "The directory where the generated TLS certs are kept (default <data-dir>/pki). Ignored if --tls-cert-file and --tls-private-key-file are given.")
+	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert).")
+	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the default x509 private key matching --tls-cert-file.")
+
+	fs = sets.FlagSet("authentication")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in this file is authenticated (in addition to kapi's own CA).")
+
+	fs = sets.FlagSet("etcd")
+	fs.StringVar(&o.StorageBackend, "storage-backend", o.StorageBackend, "The storage backend for persistence. Options: 'etcd3' (embedded etcd in --data-dir unless --etcd-servers is set), 'memory' (ephemeral).")
+	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty starts an embedded etcd.")
+	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
+
+	fs = sets.FlagSet("generic")
+	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to members of the cluster; also added to the serving certificate.")
+	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "The maximum number of non-mutating requests in flight at a given time. Zero for no limit.")
+	fs.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInFlight, "The maximum number of mutating requests in flight at a given time. Zero for no limit.")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "The default duration a handler must keep a request open before timing it out (not for watches).")
+	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", o.MinRequestTimeout, "The minimum number of seconds a watch is kept open; the actual timeout is random between this and twice this value.")
+	fs.DurationVar(&o.ShutdownDelayDuration, "shutdown-delay-duration", o.ShutdownDelayDuration, "Time to delay the termination: /readyz fails during this time while requests are still served.")
+	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "The largest request body the server accepts, in bytes.")
+
+	fs = sets.FlagSet("logs")
+	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
+}
+
+// Complete fills the defaults that depend on other flags.
+func (o *ServeOptions) Complete() error {
+	if o.CertDir == "" && o.DataDir != "" {
+		o.CertDir = filepath.Join(o.DataDir, "pki")
+	}
+	if o.DataDir != "" {
+		abs, err := filepath.Abs(o.DataDir)
+		if err != nil {
+			return fmt.Errorf("--data-dir: %w", err)
+		}
+		o.DataDir = abs
+	}
+	return nil
+}
+
+// Validate reports every problem at once, each naming its flag.
+func (o *ServeOptions) Validate() error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if o.DataDir == "" {
+		add("--data-dir must not be empty")
+	}
+	if net.ParseIP(o.BindAddress) == nil {
+		add("--bind-address %q is not a valid IP address", o.BindAddress)
+	}
+	if o.AdvertiseAddress != "" && net.ParseIP(o.AdvertiseAddress) == nil {
+		add("--advertise-address %q is not a valid IP address", o.AdvertiseAddress)
+	}
+	if o.SecurePort < 1 || o.SecurePort > 65535 {
+		add("--secure-port %d must be between 1 and 65535, inclusive", o.SecurePort)
+	}
+	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
+		add("--tls-cert-file and --tls-private-key-file must be given together")
+	}
+	if !slices.Contains([]string{backendEtcd3, backendMemory}, o.StorageBackend) {
+		add("--storage-backend %q is not supported: use %q or %q", o.StorageBackend, backendEtcd3, backendMemory)
+	}
+	if o.StorageBackend == backendMemory && len(o.EtcdServers) > 0 {
+		add("--etcd-servers cannot be used with --storage-backend=memory")
+	}
+	for _, s := range o.EtcdServers {
+		if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "unix://") {
+			add("--etcd-servers entry %q must start with http://, https:// or unix://", s)
+		}
+	}
+	if !strings.HasPrefix(o.EtcdPrefix, "/") {
+		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
+	}
+	if o.MaxRequestsInFlight < 0 {
+		add("--max-requests-inflight %d must not be negative", o.MaxRequestsInFlight)
+	}
+	if o.MaxMutatingRequestsInFlight < 0 {
+		add("--max-mutating-requests-inflight %d must not be negative", o.MaxMutatingRequestsInFlight)
+	}
+	if o.RequestTimeout <= 0 {
+		add("--request-timeout %v must be positive", o.RequestTimeout)
+	}
+	if o.MinRequestTimeout <= 0 {
+		add("--min-request-timeout %d must be positive", o.MinRequestTimeout)
+	}
+	if o.ShutdownDelayDuration < 0 {
+		add("--shutdown-delay-duration %v must not be negative", o.ShutdownDelayDuration)
+	}
+	if o.MaxRequestBytes <= 0 {
+		add("--max-request-bytes %d must be positive", o.MaxRequestBytes)
+	}
+	return errors.Join(errs...)
+}
+
+// Config turns completed, valid options into the control plane's config.
+func (o *ServeOptions) Config() *controlplane.Config {
+	c := &controlplane.Config{
+		DataDir:                     o.DataDir,
+		BindAddress:                 net.ParseIP(o.BindAddress),
+		SecurePort:                  o.SecurePort,
+		CertDir:                     o.CertDir,
+		TLSCertFile:                 o.TLSCertFile,
+		TLSKeyFile:                  o.TLSKeyFile,
+		ClientCAFile:                o.ClientCAFile,
+		StorageBackend:              o.StorageBackend,
+		EtcdServers:                 o.EtcdServers,
+		EtcdPrefix:                  o.EtcdPrefix,
+		MaxRequestsInFlight:         o.MaxRequestsInFlight,
+		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
+		RequestTimeout:              o.RequestTimeout,
+		MinRequestTimeout:           time.Duration(o.MinRequestTimeout) * time.Second,
+		ShutdownDelayDuration:       o.ShutdownDelayDuration,
+		MaxRequestBytes:             o.MaxRequestBytes,
+	}
+	if o.AdvertiseAddress != "" {
+		c.AdvertiseAddress = net.ParseIP(o.AdvertiseAddress)
+	}
+	return c
+}

@@ -1,0 +1,77 @@
+package controlplane
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	"github.com/kapi-dev/kapi/internal/admission"
+	"github.com/kapi-dev/kapi/internal/endpoints"
+	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
+	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/server"
+)
+
+// apiGroup is one API group to serve: its versions in priority order and
+// the storage of each version, keyed "resource" or "resource/subresource".
+type apiGroup struct {
+	name     string // "" is the legacy core group under /api
+	versions []string
+	storage  map[string]map[string]rest.Storage
+}
+
+// apiInstaller puts API groups onto a generic server and into its discovery.
+type apiInstaller struct {
+	scheme            *runtime.Scheme
+	codecs            serializer.CodecFactory
+	admission         admission.Interface
+	maxBodyBytes      int64
+	minRequestTimeout time.Duration
+	logger            *slog.Logger
+	discovery         *discovery.Manager
+}
+
+// install serves every version of g on s and announces it in discovery.
+func (in *apiInstaller) install(s *server.GenericServer, g apiGroup) error {
+	for _, v := range g.versions {
+		gv := schema.GroupVersion{Group: g.name, Version: v}
+		agv := &endpoints.APIGroupVersion{
+			GroupVersion:        gv,
+			Storage:             g.storage[v],
+			Scheme:              in.scheme,
+			Codecs:              in.codecs,
+			Admission:           in.admission,
+			MaxRequestBodyBytes: in.maxBodyBytes,
+			MinRequestTimeout:   in.minRequestTimeout,
+			Logger:              in.logger,
+		}
+		h, resources, err := agv.Install()
+		if err != nil {
+			return fmt.Errorf("installing %s: %w", gv, err)
+		}
+		prefix := "/apis/" + gv.String()
+		if g.name == "" {
+			prefix = "/api/" + v
+		}
+		s.Handler.APIMux.Handle(prefix, h)
+		s.Handler.APIMux.HandlePrefix(prefix+"/", h)
+		in.discovery.AddGroupVersion(g.name, metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: v}, resources)
+	}
+	if g.name != "" {
+		s.Handler.APIMux.Handle("/apis/"+g.name, in.discovery)
+		s.Handler.APIMux.Handle("/apis/"+g.name+"/", in.discovery)
+	}
+	return nil
+}
+
+// installDiscoveryRoots serves /api and /apis from the discovery manager.
+func (in *apiInstaller) installDiscoveryRoots(s *server.GenericServer) {
+	for _, p := range []string{"/api", "/api/", "/apis", "/apis/"} {
+		s.Handler.APIMux.Handle(p, in.discovery)
+	}
+}

@@ -1,0 +1,81 @@
+package controlplane
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/internal/pki"
+)
+
+// servingCerts is what serving and the admin kubeconfig need.
+type servingCerts struct {
+	cert         tls.Certificate
+	clientCAs    *x509.CertPool
+	caPEM        []byte
+	adminCertPEM []byte
+	adminKeyPEM  []byte
+	// userCert is true when the serving certificate came from
+	// --tls-cert-file, so kapi's CA may not be the one that signed it.
+	userCert bool
+}
+
+// servingMaterial loads or generates the CA, the serving certificate and the
+// admin client certificate in --cert-dir, and the client CA pool.
+func servingMaterial(c *Config) (*servingCerts, error) {
+	hosts := []string{"localhost", "127.0.0.1", "::1"}
+	for _, ip := range []net.IP{c.BindAddress, c.AdvertiseAddress} {
+		if ip != nil && !ip.IsUnspecified() {
+			hosts = append(hosts, ip.String())
+		}
+	}
+	m, err := pki.Ensure(c.CertDir, hosts)
+	if err != nil {
+		return nil, fmt.Errorf("certificates in --cert-dir %s: %w", c.CertDir, err)
+	}
+	sc := &servingCerts{caPEM: m.CA.CertPEM, adminCertPEM: m.AdminCertPEM, adminKeyPEM: m.AdminKeyPEM, clientCAs: m.CA.CertPool()}
+	if c.TLSCertFile != "" {
+		sc.cert, err = pki.LoadKeyPair(c.TLSCertFile, c.TLSKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-cert-file/--tls-private-key-file: %w", err)
+		}
+		sc.userCert = true
+	} else if sc.cert, err = tls.X509KeyPair(m.ServingCertPEM, m.ServingKeyPEM); err != nil {
+		return nil, fmt.Errorf("generated serving certificate: %w", err)
+	}
+	if c.ClientCAFile != "" {
+		_, pemBytes, err := pki.LoadCertPool(c.ClientCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("--client-ca-file: %w", err)
+		}
+		if !sc.clientCAs.AppendCertsFromPEM(pemBytes) {
+			return nil, fmt.Errorf("--client-ca-file %s: no certificates found", c.ClientCAFile)
+		}
+	}
+	return sc, nil
+}
+
+// loopbackConfig is how kapi talks to itself: the admin identity over the
+// real listener.
+func (sc *servingCerts) loopbackConfig(url string) *rest.Config {
+	cfg := &rest.Config{
+		Host:  url,
+		QPS:   -1,
+		Burst: -1,
+		TLSClientConfig: rest.TLSClientConfig{
+			CAData:   sc.caPEM,
+			CertData: sc.adminCertPEM,
+			KeyData:  sc.adminKeyPEM,
+		},
+	}
+	if sc.userCert {
+		// The user's certificate may come from another CA; this client only
+		// ever dials our own listener.
+		cfg.TLSClientConfig.CAData = nil
+		cfg.TLSClientConfig.Insecure = true
+	}
+	return cfg
+}

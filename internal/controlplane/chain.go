@@ -1,0 +1,78 @@
+package controlplane
+
+import (
+	"log/slog"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	"github.com/kapi-dev/kapi/internal/admission"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/namespacelifecycle"
+	"github.com/kapi-dev/kapi/internal/controllers/namespace"
+	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
+	"github.com/kapi-dev/kapi/internal/registry/generic"
+	"github.com/kapi-dev/kapi/internal/server"
+)
+
+// serverChain builds aggregator → core → extensions → not found, all on
+// one generic server config, and returns the outermost server.
+func serverChain(c *Config, sc *server.Config, scheme *runtime.Scheme, getter generic.RESTOptionsGetter, logger *slog.Logger) (*server.GenericServer, error) {
+	// The extensions server (CRDs) is a pass-through until it serves
+	// custom resources.
+	extensions, err := sc.New("apiextensions-apiserver", server.NewNotFoundDelegate())
+	if err != nil {
+		return nil, err
+	}
+	core, err := newCoreServer(c, sc, scheme, getter, logger, extensions)
+	if err != nil {
+		return nil, err
+	}
+	// The aggregator serves APIService objects and proxies remote groups
+	// in a later step; today it hands every request to the core server.
+	return sc.New("kube-aggregator", core)
+}
+
+// newCoreServer serves the built-in groups, discovery, and runs the
+// bootstrap and namespace controllers as post-start hooks.
+func newCoreServer(c *Config, sc *server.Config, scheme *runtime.Scheme, getter generic.RESTOptionsGetter, logger *slog.Logger, delegate server.DelegationTarget) (*server.GenericServer, error) {
+	s, err := sc.New("kube-apiserver", delegate)
+	if err != nil {
+		return nil, err
+	}
+	storage, err := newCoreStorage(scheme, getter)
+	if err != nil {
+		return nil, err
+	}
+	chain := admission.Chain{
+		namespacelifecycle.New(storage.getNamespace, "default", "kube-system", "kube-public"),
+	}
+	in := &apiInstaller{
+		scheme:            scheme,
+		codecs:            serializer.NewCodecFactory(scheme),
+		admission:         chain,
+		maxBodyBytes:      c.MaxRequestBytes,
+		minRequestTimeout: c.MinRequestTimeout,
+		logger:            logger,
+		discovery:         discovery.NewManager(discovery.Options{Logger: logger}),
+	}
+	for _, g := range storage.groups {
+		if err := in.install(s, g); err != nil {
+			return nil, err
+		}
+	}
+	in.installDiscoveryRoots(s)
+
+	if err := s.AddPostStartHook("start-system-namespaces-controller", func(hc server.PostStartHookContext) error {
+		return storage.ensureSystemNamespaces(hc.Context)
+	}); err != nil {
+		return nil, err
+	}
+	nsController := namespace.New(storage.namespaces, storage.finalize, storage.namespaced, logger.With("controller", "namespace"))
+	if err := s.AddPostStartHook("start-namespace-controller", func(hc server.PostStartHookContext) error {
+		go nsController.Run(hc.Context)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,42 @@
+// Package controlplane assembles kapi: storage, certificates, the scheme,
+// the server chain (aggregator → core → extensions → not found), bootstrap
+// data and the in-process controllers, and runs it.
+package controlplane
+
+import (
+	"io"
+	"log/slog"
+	"net"
+	"time"
+)
+
+// Config is everything the control plane is built from; the CLI fills it
+// from completed, validated options.
+type Config struct {
+	Logger *slog.Logger
+	// Out receives the lines a person reads: where the kubeconfig is, and
+	// when the server is ready.
+	Out       io.Writer
+	StartTime time.Time
+
+	DataDir string
+
+	BindAddress      net.IP
+	SecurePort       int
+	AdvertiseAddress net.IP
+	CertDir          string
+	TLSCertFile      string
+	TLSKeyFile       string
+	ClientCAFile     string
+
+	StorageBackend string // "etcd3" or "memory"
+	EtcdServers    []string
+	EtcdPrefix     string
+
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	RequestTimeout              time.Duration
+	MinRequestTimeout           time.Duration
+	ShutdownDelayDuration       time.Duration
+	MaxRequestBytes             int64
+}

@@ -1,0 +1,160 @@
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/internal/apis/install"
+	"github.com/kapi-dev/kapi/internal/auth/authenticator/union"
+	x509authn "github.com/kapi-dev/kapi/internal/auth/authenticator/x509"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer/authorizerfactory"
+	authzunion "github.com/kapi-dev/kapi/internal/auth/authorizer/union"
+	"github.com/kapi-dev/kapi/internal/kubeconfig"
+	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/server"
+	"github.com/kapi-dev/kapi/internal/version"
+)
+
+// Run builds the control plane from c and serves until ctx is done, then
+// shuts down gracefully and closes storage.
+func Run(ctx context.Context, c *Config) error {
+	logger := c.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	out := c.Out
+	if out == nil {
+		out = io.Discard
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return fmt.Errorf("--data-dir: %w", err)
+	}
+
+	// Storage and certificates do not depend on each other; the embedded
+	// etcd start dominates the cold start, so overlap them.
+	type backendResult struct {
+		b     backendHandle
+		err   error
+		taken time.Duration
+	}
+	backendCh := make(chan backendResult, 1)
+	go func() {
+		start := time.Now()
+		b, closeFn, err := openBackend(ctx, c, logger)
+		backendCh <- backendResult{backendHandle{b, closeFn}, err, time.Since(start)}
+	}()
+	serving, err := servingMaterial(c)
+	br := <-backendCh
+	if br.err != nil {
+		return errors.Join(br.err, err)
+	}
+	defer func() {
+		if err := br.b.close(); err != nil {
+			logger.Error("closing storage", "err", err)
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	logger.Info("storage ready", "backend", c.StorageBackend, "took", br.taken)
+
+	scheme := runtime.NewScheme()
+	if err := install.InstallAll(scheme); err != nil {
+		return fmt.Errorf("building the scheme: %w", err)
+	}
+	getter := &restOptionsGetter{backend: br.b.backend, scheme: scheme, codecs: serializer.NewCodecFactory(scheme)}
+
+	listener, err := net.Listen("tcp", net.JoinHostPort(c.BindAddress.String(), strconv.Itoa(c.SecurePort)))
+	if err != nil {
+		return fmt.Errorf("--secure-port %d on --bind-address %s: %w", c.SecurePort, c.BindAddress, err)
+	}
+	url := "https://" + net.JoinHostPort(loopbackHost(c.BindAddress), strconv.Itoa(c.SecurePort))
+
+	sc := server.NewConfig()
+	sc.Logger = logger
+	sc.Authentication = union.New(x509authn.New(serving.clientCAs))
+	sc.Authorization = authzunion.New(authorizerfactory.NewSystemMasters())
+	sc.MaxRequestsInFlight = c.MaxRequestsInFlight
+	sc.MaxMutatingRequestsInFlight = c.MaxMutatingRequestsInFlight
+	sc.RequestTimeout = c.RequestTimeout
+	sc.ShutdownDelayDuration = c.ShutdownDelayDuration
+	v := version.Get()
+	sc.Version = &v
+	sc.LoopbackClientConfig = serving.loopbackConfig(url)
+	sc.SecureServing = &server.SecureServingInfo{Listener: listener, Cert: &serving.cert, ClientCA: serving.clientCAs}
+
+	top, err := serverChain(c, sc, scheme, getter, logger)
+	if err != nil {
+		listener.Close()
+		return err
+	}
+	kubeconfigPath := filepath.Join(c.DataDir, "admin.kubeconfig")
+	if err := kubeconfig.WriteAdmin(kubeconfigPath, url, serving.caPEM, serving.adminCertPEM, serving.adminKeyPEM); err != nil {
+		listener.Close()
+		return fmt.Errorf("writing the admin kubeconfig: %w", err)
+	}
+	fmt.Fprintf(out, "Admin kubeconfig: %s\n", kubeconfigPath)
+
+	prepared := top.PrepareRun()
+	runErr := make(chan error, 1)
+	go func() { runErr <- prepared.Run(ctx) }()
+	go announceReady(ctx, out, logger, sc.LoopbackClientConfig, url, c.StartTime)
+	return <-runErr
+}
+
+type backendHandle struct {
+	backend storage.Backend
+	closeFn func() error
+}
+
+func (h backendHandle) close() error { return h.closeFn() }
+
+// announceReady prints the ready line once /readyz answers 200 through the
+// real listener, which is what a client will see.
+func announceReady(ctx context.Context, out io.Writer, logger *slog.Logger, cfg *rest.Config, url string, start time.Time) {
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		logger.Error("readiness probe", "err", err)
+		return
+	}
+	for ctx.Err() == nil {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				took := time.Since(start)
+				if start.IsZero() {
+					took = 0
+				}
+				fmt.Fprintf(out, "kapi is ready at %s (took %s)\n", url, took.Round(time.Millisecond))
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// loopbackHost is the address clients on this machine use.
+func loopbackHost(bind net.IP) string {
+	if bind == nil || bind.IsUnspecified() {
+		return "127.0.0.1"
+	}
+	return bind.String()
+}

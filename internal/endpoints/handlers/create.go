@@ -1,0 +1,89 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/internal/admission"
+	"github.com/kapi-dev/kapi/internal/endpoints/handlers/negotiation"
+	"github.com/kapi-dev/kapi/internal/registry/rest"
+)
+
+var namespaceGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// CreateResource serves POST to a collection: decode, mutating admission,
+// then storage, which runs validating admission after its own validation.
+func CreateResource(r rest.Creater, scope *RequestScope) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		t, err := scope.resolve(req, false)
+		if err != nil {
+			scope.err(err, w, req)
+			return
+		}
+		ctx, cancel := context.WithTimeout(t.ctx, requestTimeoutUpperBound)
+		defer cancel()
+		namespace := t.namespace
+		if _, err := negotiation.NegotiateInputSerializer(req, false, scope.Serializer); err != nil {
+			scope.err(err, w, req)
+			return
+		}
+		body, err := limitedReadBody(req, scope.MaxRequestBodyBytes)
+		if err != nil {
+			scope.err(err, w, req)
+			return
+		}
+		opts, err := scope.createOptions(req)
+		if err != nil {
+			scope.err(err, w, req)
+			return
+		}
+		obj, err := scope.decodeBody(req, body, r.New(), fieldValidation(opts.FieldValidation))
+		if err != nil {
+			scope.err(err, w, req)
+			return
+		}
+		var name string
+		if accessor, err := meta.Accessor(obj); err == nil {
+			name = accessor.GetName()
+		}
+		// A namespace is its own namespace for admission.
+		if namespace == "" && scope.Resource == namespaceGVR {
+			namespace = name
+		}
+		ctx = withNamespace(ctx, namespace)
+		wipeSystemFields(obj)
+		if err := ensureNamespace(obj, nsForObject(scope, namespace)); err != nil {
+			scope.err(err, w, req)
+			return
+		}
+		dry := dryRun(opts.DryRun)
+		dedupOwnerReferences(req.Context(), obj, false)
+		if err := scope.mutate(ctx, scope.attrs(ctx, admission.Create, namespace, name, obj, nil, dry)); err != nil {
+			scope.err(err, w, req)
+			return
+		}
+		dedupOwnerReferences(req.Context(), obj, true)
+		result, err := r.Create(ctx, obj, scope.validateObject(admission.Create, namespace, name, dry), opts)
+		if err != nil {
+			scope.err(err, w, req)
+			return
+		}
+		if status, ok := result.(*metav1.Status); ok && status.Code == 0 {
+			status.Code = http.StatusCreated
+		}
+		scope.writeResponse(ctx, w, req, http.StatusCreated, t.mediaType, result)
+	}
+}
+
+// nsForObject is the namespace an object of this scope must carry:
+// namespaces and cluster-scoped objects carry none.
+func nsForObject(scope *RequestScope, namespace string) string {
+	if scope.Resource == namespaceGVR || !scope.NamespaceScoped {
+		return ""
+	}
+	return namespace
+}

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"github.com/kapi-dev/kapi/internal/auth/authenticator"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer"
+	"github.com/kapi-dev/kapi/internal/endpoints/request"
+	"github.com/kapi-dev/kapi/internal/server/filters"
+)
+
+// Upstream's defaults.
+const (
+	DefaultMaxRequestsInFlight         = 400
+	DefaultMaxMutatingRequestsInFlight = 200
+	DefaultRequestTimeout              = 60 * time.Second
+	DefaultShutdownTimeout             = 60 * time.Second
+)
+
+// Config is everything a GenericServer needs. Fields left zero by NewConfig's
+// caller keep their documented meaning; New fills in nil functions.
+type Config struct {
+	// Logger receives the server's logs; nil discards.
+	Logger *slog.Logger
+
+	// Authentication identifies users; nil disables authentication (every
+	// request reaches authorization without a user), as upstream.
+	Authentication authenticator.Request
+	// Authorization decides; nil disables authorization, as upstream.
+	Authorization authorizer.Authorizer
+
+	// RequestInfoResolver parses requests; nil means the standard prefixes.
+	RequestInfoResolver *request.RequestInfoFactory
+	// LongRunningFunc tells which requests are exempt from the timeout, the
+	// in-flight limit and draining; nil means
+	// request.DefaultLongRunningRequestCheck.
+	LongRunningFunc request.LongRunningRequestCheck
+
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight cap read-only and
+	// mutating requests served at once; 0 is unlimited.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	// RequestTimeout bounds non-long-running requests; 0 is unlimited.
+	RequestTimeout time.Duration
+	// HSTSDirectives, when set, are sent as Strict-Transport-Security.
+	HSTSDirectives []string
+
+	// ShutdownDelayDuration is how long the server keeps serving, with
+	// /readyz failing, after shutdown begins, so load balancers can notice.
+	ShutdownDelayDuration time.Duration
+	// ShutdownTimeout bounds the wait for in-flight requests to finish.
+	ShutdownTimeout time.Duration
+
+	// Version is served at /version when set.
+	Version *version.Info
+
+	// BuildHandlerChainFunc wraps the Director in filters; nil means
+	// DefaultBuildHandlerChain.
+	BuildHandlerChainFunc func(apiHandler http.Handler, c *Config) http.Handler
+
+	// LoopbackClientConfig is handed to post-start hooks.
+	LoopbackClientConfig *rest.Config
+
+	// SecureServing is where Run serves; required by Run only.
+	SecureServing *SecureServingInfo
+
+	// Clock times the shutdown phases; nil means the real clock.
+	Clock clock.Clock
+
+	// NonLongRunningRequestWaitGroup counts requests for draining. New sets
+	// a fresh one on its own copy of the Config for each server, so leave it
+	// nil; it is exported for BuildHandlerChainFuncs that assemble their own
+	// chain.
+	NonLongRunningRequestWaitGroup *filters.RequestWaitGroup
+}
+
+// SecureServingInfo is the TLS listener of a server.
+type SecureServingInfo struct {
+	// Listener is bound by the caller (":0" in tests), so the port is known
+	// before Run.
+	Listener net.Listener
+	// Cert is the serving certificate. GetCertificate, when set, is used
+	// instead (SNI, reloading).
+	Cert           *tls.Certificate
+	GetCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
+	// ClientCA, when set, verifies client certificates that clients choose
+	// to send; a request without one is still served (and authenticated by
+	// other means).
+	ClientCA *x509.CertPool
+	// MinTLSVersion defaults to TLS 1.2; CipherSuites to Go's choice.
+	MinTLSVersion uint16
+	CipherSuites  []uint16
+}
+
+// NewConfig returns a Config with upstream's defaults and no
+// authentication, authorization or serving.
+func NewConfig() *Config {
+	return &Config{
+		RequestInfoResolver:         request.NewRequestInfoFactory(),
+		LongRunningFunc:             request.DefaultLongRunningRequestCheck(),
+		MaxRequestsInFlight:         DefaultMaxRequestsInFlight,
+		MaxMutatingRequestsInFlight: DefaultMaxMutatingRequestsInFlight,
+		RequestTimeout:              DefaultRequestTimeout,
+		ShutdownTimeout:             DefaultShutdownTimeout,
+		BuildHandlerChainFunc:       DefaultBuildHandlerChain,
+		Clock:                       clock.RealClock{},
+	}
+}
+
+// complete returns a copy of c with nil functions defaulted and a fresh wait
+// group, so servers built from one Config share no state.
+func (c *Config) complete() *Config {
+	cc := *c
+	if cc.Logger == nil {
+		cc.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cc.RequestInfoResolver == nil {
+		cc.RequestInfoResolver = request.NewRequestInfoFactory()
+	}
+	if cc.LongRunningFunc == nil {
+		cc.LongRunningFunc = request.DefaultLongRunningRequestCheck()
+	}
+	if cc.BuildHandlerChainFunc == nil {
+		cc.BuildHandlerChainFunc = DefaultBuildHandlerChain
+	}
+	if cc.Clock == nil {
+		cc.Clock = clock.RealClock{}
+	}
+	cc.NonLongRunningRequestWaitGroup = filters.NewRequestWaitGroup()
+	return &cc
+}

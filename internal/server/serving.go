@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Upstream's HTTP server limits.
+const (
+	readHeaderTimeout     = 32 * time.Second
+	idleTimeout           = 90 * time.Second
+	maxHeaderBytes        = 1 << 20
+	http2MaxStreams       = 250
+	http2StreamBufferSize = 256 << 10 // a typical large object body
+)
+
+// tlsConfig builds the serving TLS configuration.
+func (s *SecureServingInfo) tlsConfig() (*tls.Config, error) {
+	if s.Cert == nil && s.GetCertificate == nil {
+		return nil, errors.New("secure serving needs a certificate")
+	}
+	cfg := &tls.Config{
+		MinVersion:     s.MinTLSVersion,
+		CipherSuites:   s.CipherSuites,
+		GetCertificate: s.GetCertificate,
+		NextProtos:     []string{"h2", "http/1.1"},
+	}
+	if cfg.MinVersion == 0 {
+		cfg.MinVersion = tls.VersionTLS12
+	}
+	if s.Cert != nil && s.GetCertificate == nil {
+		cfg.Certificates = []tls.Certificate{*s.Cert}
+	}
+	if s.ClientCA != nil {
+		// Client certificates are one way to authenticate among several,
+		// so a client without one must still get through the handshake.
+		cfg.ClientCAs = s.ClientCA
+		cfg.ClientAuth = tls.VerifyClientCertIfGiven
+	}
+	return cfg, nil
+}
+
+// newHTTPServer returns the HTTP/1.1 and HTTP/2 server for handler.
+func newHTTPServer(ss *SecureServingInfo, handler http.Handler, logger *slog.Logger) (*http.Server, error) {
+	tlsCfg, err := ss.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
+	return &http.Server{
+		Handler:           handler,
+		TLSConfig:         tlsCfg,
+		Protocols:         &protocols,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		HTTP2: &http.HTTP2Config{
+			MaxConcurrentStreams:          http2MaxStreams,
+			MaxReadFrameSize:              http2StreamBufferSize,
+			MaxReceiveBufferPerStream:     http2StreamBufferSize,
+			MaxReceiveBufferPerConnection: http2StreamBufferSize * http2MaxStreams,
+		},
+		ErrorLog: slog.NewLogLogger(serverErrorHandler{logger.Handler()}, slog.LevelWarn),
+	}, nil
+}
+
+// serverErrorHandler demotes TLS handshake failures, which port scanners
+// and health probers cause all day, to debug level.
+type serverErrorHandler struct {
+	slog.Handler
+}
+
+func (h serverErrorHandler) Handle(ctx context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, "TLS handshake error") {
+		r = slog.NewRecord(r.Time, slog.LevelDebug, r.Message, r.PC)
+	}
+	if !h.Handler.Enabled(ctx, r.Level) {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}

@@ -1,0 +1,181 @@
+// Package embedded runs a single-member etcd inside the kapi process, the
+// default storage of `kapi serve`. Its data lives in one directory and
+// survives restarts; clients reach it over loopback.
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap/zapcore"
+)
+
+// DefaultQuotaBackendBytes is the backend size at which etcd refuses writes
+// (2 GiB, etcd's own recommended ceiling for a default setup is 8 GiB).
+const DefaultQuotaBackendBytes = 2 << 30
+
+// Options configure an embedded etcd.
+type Options struct {
+	// Dir holds etcd's data; it is created with mode 0700 if missing.
+	Dir string
+	// Logger receives etcd's error logs; nil discards.
+	Logger *slog.Logger
+	// QuotaBackendBytes caps the database size; 0 means
+	// DefaultQuotaBackendBytes.
+	QuotaBackendBytes int64
+	// UnsafeNoFsync skips fsync. Only for tests: a crash can lose data.
+	UnsafeNoFsync bool
+}
+
+// Server is a running embedded etcd with a client connected to it.
+type Server struct {
+	etcd      *embed.Etcd
+	client    *clientv3.Client
+	endpoints []string
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start runs etcd with its data in dir and waits until it serves. ctx bounds
+// the startup only; the server runs until Close.
+func Start(ctx context.Context, dir string, logger *slog.Logger) (*Server, error) {
+	return StartWithOptions(ctx, Options{Dir: dir, Logger: logger})
+}
+
+// StartWithOptions runs etcd as opts says and waits until it serves.
+func StartWithOptions(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("embedded etcd: no data directory")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("embedded etcd: %w", err)
+	}
+	// Free ports are picked before etcd binds them, so another process can
+	// take one in between; try again with new ports when that happens.
+	var lastErr error
+	for range 3 {
+		e, err := startEtcd(ctx, opts)
+		if err == nil {
+			return connect(e, opts.Logger)
+		}
+		lastErr = err
+		if !strings.Contains(err.Error(), "address already in use") {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+// startEtcd starts etcd on fresh loopback ports and waits for it to be ready.
+func startEtcd(ctx context.Context, opts Options) (*embed.Etcd, error) {
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, fmt.Errorf("embedded etcd: %w", err)
+	}
+	clientURL := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[0])}
+	peerURL := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[1])}
+
+	cfg := embed.NewConfig()
+	cfg.Name = "kapi"
+	cfg.Dir = opts.Dir
+	cfg.ListenClientUrls = []url.URL{clientURL}
+	cfg.AdvertiseClientUrls = []url.URL{clientURL}
+	cfg.ListenPeerUrls = []url.URL{peerURL}
+	cfg.AdvertisePeerUrls = []url.URL{peerURL}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	// A single member elects itself after one election timeout; etcd's
+	// defaults (100 ms ticks, 1 s elections) make that most of the startup
+	// time. With no peers there are no heartbeats on a network, so short
+	// ticks cost only a hundred cheap timer wakeups a second.
+	cfg.TickMs = 10
+	cfg.ElectionMs = 100
+	cfg.QuotaBackendBytes = opts.QuotaBackendBytes
+	if cfg.QuotaBackendBytes == 0 {
+		cfg.QuotaBackendBytes = DefaultQuotaBackendBytes
+	}
+	// kapi compacts on its own schedule; etcd must not.
+	cfg.AutoCompactionMode = embed.CompactorModePeriodic
+	cfg.AutoCompactionRetention = "0"
+	cfg.EnableGRPCGateway = false
+	cfg.UnsafeNoFsync = opts.UnsafeNoFsync
+	cfg.Logger = "zap"
+	cfg.LogLevel = "error"
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(newZapLogger(opts.Logger, zapcore.ErrorLevel))
+
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("embedded etcd: %w", err)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+		return e, nil
+	case err := <-e.Err():
+		e.Close()
+		return nil, fmt.Errorf("embedded etcd: %w", err)
+	case <-ctx.Done():
+		e.Close()
+		return nil, fmt.Errorf("embedded etcd: %w", ctx.Err())
+	}
+}
+
+// connect opens a client to a ready etcd.
+func connect(e *embed.Etcd, logger *slog.Logger) (*Server, error) {
+	endpoints := make([]string, 0, len(e.Clients))
+	for _, l := range e.Clients {
+		endpoints = append(endpoints, "http://"+l.Addr().String())
+	}
+	client, err := clientv3.New(clientv3.Config{
+		Endpoints:   endpoints,
+		DialTimeout: 5 * time.Second,
+		Logger:      newZapLogger(logger, zapcore.ErrorLevel),
+	})
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("embedded etcd: client: %w", err)
+	}
+	return &Server{etcd: e, client: client, endpoints: endpoints}, nil
+}
+
+// freePorts finds n distinct free loopback ports.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close() // hold every port until all are chosen
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// Client is connected to the server and closed by Close.
+func (s *Server) Client() *clientv3.Client { return s.client }
+
+// Endpoints are the client URLs.
+func (s *Server) Endpoints() []string { return append([]string(nil), s.endpoints...) }
+
+// Close closes the client, stops etcd and waits until it has stopped.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.closeErr = s.client.Close()
+		s.etcd.Close()
+		<-s.etcd.Server.StopNotify()
+	})
+	return s.closeErr
+}

@@ -1,0 +1,83 @@
+package embedded
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+func start(t *testing.T, dir string) *Server {
+	t.Helper()
+	begin := time.Now()
+	s, err := StartWithOptions(t.Context(), Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Logf("embedded etcd ready in %v", time.Since(begin))
+	return s
+}
+
+func TestDataSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, dir)
+	ctx := t.Context()
+	put, err := s.Client().Put(ctx, "/registry/test", "v")
+	if err != nil {
+		t.Fatalf("Put: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+
+	s = start(t, dir)
+	t.Cleanup(func() { _ = s.Close() })
+	got, err := s.Client().Get(ctx, "/registry/test")
+	if err != nil {
+		t.Fatalf("Get after restart: %v", err)
+	}
+	if len(got.Kvs) != 1 || string(got.Kvs[0].Value) != "v" || got.Kvs[0].ModRevision != put.Header.Revision {
+		t.Fatalf("after restart got %v, want v at revision %d", got.Kvs, put.Header.Revision)
+	}
+}
+
+func TestEndpointsServeClients(t *testing.T) {
+	s := start(t, t.TempDir())
+	t.Cleanup(func() { _ = s.Close() })
+	c, err := clientv3.New(clientv3.Config{Endpoints: s.Endpoints(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	st, err := c.Status(ctx, s.Endpoints()[0])
+	if err != nil {
+		t.Fatalf("Status: %v", err)
+	}
+	if st.Header.Revision < 1 {
+		t.Errorf("status revision %d", st.Header.Revision)
+	}
+}
+
+func TestStartRequiresDir(t *testing.T) {
+	if _, err := Start(t.Context(), "", nil); err == nil {
+		t.Error("Start without a directory succeeded")
+	}
+}
+
+func BenchmarkStart(b *testing.B) {
+	for b.Loop() {
+		s, err := Start(context.Background(), b.TempDir(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

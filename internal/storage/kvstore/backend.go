@@ -1,0 +1,92 @@
+package kvstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/kapi-dev/kapi/internal/storage"
+)
+
+// Backend hands out stores over one KV and owns their watch goroutines. The
+// etcd3 and memory backends wrap it.
+type Backend struct {
+	kv     KV
+	logger *slog.Logger
+
+	// ctx is cancelled by Close; every watch goroutine stops with it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex // guards closed against wg.Add racing wg.Wait
+	closed bool
+}
+
+// NewBackend serves stores backed by kv. A nil logger discards.
+func NewBackend(kv KV, logger *slog.Logger) *Backend {
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Backend{kv: kv, logger: logger, ctx: ctx, cancel: cancel}
+}
+
+// ForResource returns the storage.Interface for one resource.
+func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, error) {
+	switch {
+	case cfg.Codec == nil:
+		return nil, errors.New("storage: resource config has no codec")
+	case cfg.NewFunc == nil:
+		return nil, errors.New("storage: resource config has no NewFunc")
+	case !strings.HasPrefix(cfg.ResourcePrefix, "/") || strings.TrimRight(cfg.ResourcePrefix, "/") == "":
+		return nil, errors.New("storage: resource prefix must start with \"/\" and name a folder, got " + cfg.ResourcePrefix)
+	}
+	return &store{
+		backend:        b,
+		kv:             b.kv,
+		codec:          cfg.Codec,
+		newFunc:        cfg.NewFunc,
+		resourcePrefix: strings.TrimRight(cfg.ResourcePrefix, "/"),
+		versioner:      storage.APIObjectVersioner{},
+		logger:         b.logger.With("resource", cfg.ResourcePrefix),
+	}, nil
+}
+
+// Close stops every watch started through this backend and waits for their
+// goroutines. It does not close the KV; the owner of the KV does.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cancel()
+	b.wg.Wait()
+	return nil
+}
+
+// startWatch reserves a watch: it returns the watch's context, which ends
+// with ctx, with cancel or when the backend closes, and release, which the
+// watch calls when it has stopped. Close waits for every release.
+func (b *Backend) startWatch(ctx context.Context) (wctx context.Context, cancel, release context.CancelFunc, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, nil, nil, errClosed()
+	}
+	b.wg.Add(1)
+	wctx, cancel = context.WithCancel(ctx)
+	stop := context.AfterFunc(b.ctx, cancel)
+	release = func() {
+		stop()
+		cancel()
+		b.wg.Done()
+	}
+	return wctx, cancel, release, nil
+}
+
+// errClosed is returned by watches started after Close.
+func errClosed() error {
+	return storage.NewError(storage.ErrCodeUnreachable, "", 0, "storage backend is closed")
+}

@@ -1,0 +1,108 @@
+package kvstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/internal/storage"
+)
+
+// store is the storage.Interface of one resource.
+type store struct {
+	backend        *Backend
+	kv             KV
+	codec          runtime.Codec
+	newFunc        func() runtime.Object
+	resourcePrefix string // without trailing "/"
+	versioner      storage.Versioner
+	logger         *slog.Logger
+}
+
+var _ storage.Interface = (*store)(nil)
+
+func (s *store) Versioner() storage.Versioner { return s.versioner }
+
+// checkKey rejects keys outside the resource's folder and keys that climb
+// out of it with "..", so one resource's store cannot touch another's data.
+func (s *store) checkKey(key string) error {
+	if key != s.resourcePrefix && !strings.HasPrefix(key, s.resourcePrefix+"/") {
+		return storage.NewError(storage.ErrCodeInvalidObj, key, 0, "key is outside the resource prefix "+s.resourcePrefix)
+	}
+	for seg := range strings.SplitSeq(key, "/") {
+		if seg == ".." || seg == "." {
+			return storage.NewError(storage.ErrCodeInvalidObj, key, 0, "key must not contain . or .. segments")
+		}
+	}
+	return nil
+}
+
+// prefixKey returns the range prefix for a recursive read of key.
+func prefixKey(key string) string {
+	if strings.HasSuffix(key, "/") {
+		return key
+	}
+	return key + "/"
+}
+
+// decodeInto decodes stored bytes into obj and stamps rev as its
+// resourceVersion.
+func (s *store) decodeInto(key string, data []byte, obj runtime.Object, rev int64) error {
+	if err := runtime.DecodeInto(s.codec, data, obj); err != nil {
+		return &storage.Error{Code: storage.ErrCodeInvalidObj, Key: key, Message: "cannot decode stored object", Err: err}
+	}
+	return s.versioner.UpdateObject(obj, uint64(rev))
+}
+
+// decodeNew decodes stored bytes into a fresh object of the resource's kind.
+func (s *store) decodeNew(key string, data []byte, rev int64) (runtime.Object, error) {
+	obj, _, err := s.codec.Decode(data, nil, s.newFunc())
+	if err != nil {
+		return nil, &storage.Error{Code: storage.ErrCodeInvalidObj, Key: key, Message: "cannot decode stored object", Err: err}
+	}
+	if err := s.versioner.UpdateObject(obj, uint64(rev)); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// checkMinimumRV fails when a request asks for a resourceVersion newer than
+// the store has reached ("" and "0" ask for nothing).
+func (s *store) checkMinimumRV(key, minimum string, current int64) error {
+	if minimum == "" {
+		return nil
+	}
+	rv, err := s.versioner.ParseResourceVersion(minimum)
+	if err != nil {
+		return err
+	}
+	if rv > uint64(current) {
+		return storage.NewError(storage.ErrCodeTooLargeResourceVersion, key, int64(rv),
+			fmt.Sprintf("Too large resource version: %d, current: %d", rv, current))
+	}
+	return nil
+}
+
+// Count returns the number of objects under key.
+func (s *store) Count(ctx context.Context, key string) (int64, error) {
+	if err := s.checkKey(key); err != nil {
+		return 0, err
+	}
+	prefix := prefixKey(key)
+	return s.kv.Count(ctx, prefix, PrefixEnd(prefix))
+}
+
+// CurrentResourceVersion returns the KV's latest revision.
+func (s *store) CurrentResourceVersion(ctx context.Context) (uint64, error) {
+	rev, err := s.kv.Revision(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return uint64(rev), nil
+}
+
+func asStorageError(err error, target **storage.Error) bool { return errors.As(err, target) }

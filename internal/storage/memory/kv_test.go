@@ -1,0 +1,140 @@
+package memory
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/storagetest"
+)
+
+func configMaps(t *testing.T, b *Backend) storage.Interface {
+	t.Helper()
+	s, err := b.ForResource(storagetest.ConfigMapResource())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func create(t *testing.T, s storage.Interface, name string) *corev1.ConfigMap {
+	t.Helper()
+	out := &corev1.ConfigMap{}
+	in := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+	if err := s.Create(t.Context(), storagetest.ConfigMapKey("ns", name), in, out); err != nil {
+		t.Fatalf("Create %s: %v", name, err)
+	}
+	return out
+}
+
+func TestHistoryBound(t *testing.T) {
+	b := NewWithOptions(Options{HistorySize: 3})
+	t.Cleanup(func() { _ = b.Close() })
+	s := configMaps(t, b)
+	var rvs []string
+	for i := range 5 {
+		rvs = append(rvs, create(t, s, fmt.Sprintf("cm-%d", i)).ResourceVersion)
+	}
+	// Five writes with room for three events: the first two are gone, so
+	// resuming after the second write is the oldest possible point.
+	tests := []struct {
+		rv       string
+		expired  bool
+		wantList int
+	}{
+		{rvs[0], true, 0},
+		{rvs[1], false, 2},
+		{rvs[3], false, 4},
+	}
+	for _, tt := range tests {
+		t.Run("rv="+tt.rv, func(t *testing.T) {
+			opts := storage.ListOptions{ResourceVersion: tt.rv, Recursive: true, Predicate: storage.Everything}
+			w, err := s.Watch(t.Context(), "/configmaps", opts)
+			if tt.expired {
+				if !storage.IsExpired(err) {
+					t.Fatalf("Watch from %s = %v, want ErrCodeExpired", tt.rv, err)
+				}
+			} else if err != nil {
+				t.Fatalf("Watch from %s: %v", tt.rv, err)
+			} else {
+				w.Stop()
+			}
+			opts.ResourceVersionMatch = metav1.ResourceVersionMatchExact
+			list := &corev1.ConfigMapList{}
+			err = s.GetList(t.Context(), "/configmaps", opts, list)
+			if tt.expired != storage.IsExpired(err) || (!tt.expired && len(list.Items) != tt.wantList) {
+				t.Errorf("exact list at %s = %d items, %v; want %d items, expired=%v", tt.rv, len(list.Items), err, tt.wantList, tt.expired)
+			}
+		})
+	}
+}
+
+func TestSlowWatcherIsClosed(t *testing.T) {
+	b := NewWithOptions(Options{WatchBufferSize: 2})
+	t.Cleanup(func() { _ = b.Close() })
+	s := configMaps(t, b)
+	w, err := s.Watch(t.Context(), "/configmaps", storage.ListOptions{ResourceVersion: "0", Recursive: true, Predicate: storage.Everything})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	// Nobody reads the watch; the writes must still all finish.
+	const writes = 500
+	for i := range writes {
+		create(t, s, fmt.Sprintf("cm-%d", i))
+	}
+	got := 0
+	for range w.ResultChan() {
+		got++
+	}
+	if got >= writes {
+		t.Errorf("slow watcher received all %d events; want it closed early", got)
+	}
+}
+
+func TestCloseEndsWatchesAndOperations(t *testing.T) {
+	b := New()
+	s := configMaps(t, b)
+	w, err := s.Watch(t.Context(), "/configmaps", storage.ListOptions{ResourceVersion: "0", Recursive: true, Predicate: storage.Everything})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range w.ResultChan() {
+	}
+	err = s.Get(t.Context(), storagetest.ConfigMapKey("ns", "a"), storage.GetOptions{}, &corev1.ConfigMap{})
+	if storage.CodeOf(err) != storage.ErrCodeUnreachable {
+		t.Errorf("Get after Close = %v, want ErrCodeUnreachable", err)
+	}
+}
+
+func TestRevisionSharedAcrossResources(t *testing.T) {
+	b := New()
+	t.Cleanup(func() { _ = b.Close() })
+	cms := configMaps(t, b)
+	cfg := storagetest.ConfigMapResource()
+	cfg.ResourcePrefix = "/other"
+	other, err := b.ForResource(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := create(t, cms, "a")
+	in := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b"}}
+	bOut := &corev1.ConfigMap{}
+	if err := other.Create(t.Context(), "/other/ns/b", in, bOut); err != nil {
+		t.Fatal(err)
+	}
+	ra, _ := cms.Versioner().ObjectResourceVersion(a)
+	rb, _ := cms.Versioner().ObjectResourceVersion(bOut)
+	if rb != ra+1 {
+		t.Errorf("resourceVersions %d then %d across resources, want one shared counter", ra, rb)
+	}
+	if cur, _ := other.CurrentResourceVersion(t.Context()); cur != rb {
+		t.Errorf("CurrentResourceVersion = %d, want %d", cur, rb)
+	}
+}
