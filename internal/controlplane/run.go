@@ -23,8 +23,8 @@ import (
 	"github.com/kapi-dev/kapi/internal/auth/authorizer/authorizerfactory"
 	authzunion "github.com/kapi-dev/kapi/internal/auth/authorizer/union"
 	"github.com/kapi-dev/kapi/internal/kubeconfig"
-	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/server"
+	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/version"
 )
 
