@@ -79,6 +79,14 @@ func (h *groupVersionHandler) serveNonResource(w http.ResponseWriter, req *http.
 // only list and watch). Cluster-scoped resources have no namespaced paths;
 // "namespaces" itself is the exception, its name being the namespace.
 func (rh *resourceHandlers) routeError(info *request.RequestInfo) int {
+	// Collections take GET, POST and DELETE; objects GET, PUT, PATCH and
+	// DELETE. Any other method on either path has no route upstream.
+	switch {
+	case info.Name == "" && (info.Verb == "update" || info.Verb == "patch"):
+		return http.StatusMethodNotAllowed
+	case info.Name != "" && info.Subresource == "" && info.Verb == "create":
+		return http.StatusMethodNotAllowed
+	}
 	if !rh.namespaced {
 		if info.Namespace != "" && !(info.APIGroup == "" && info.Resource == "namespaces") {
 			return http.StatusNotFound

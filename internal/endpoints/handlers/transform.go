@@ -140,13 +140,7 @@ func (s *RequestScope) tableRowObject(obj runtime.Object, opts *metav1.TableOpti
 	case opts.IncludeObject == metav1.IncludeObject:
 		return s.Convertor.ConvertToVersion(obj, s.Kind.GroupVersion())
 	case opts.IncludeObject == metav1.IncludeMetadata, opts.IncludeObject == "", isInitialEventsEnd(obj):
-		accessor, err := meta.Accessor(obj)
-		if err != nil {
-			return nil, err
-		}
-		partial := meta.AsPartialObjectMetadata(accessor)
-		partial.SetGroupVersionKind(gv.WithKind("PartialObjectMetadata"))
-		return partial, nil
+		return partialObjectMetadata(obj, gv)
 	case opts.IncludeObject == metav1.IncludeNone:
 		return nil, nil
 	default:
@@ -166,6 +160,11 @@ func asPartialObjectMetadata(obj runtime.Object, gv schema.GroupVersion) (runtim
 	if meta.IsListType(obj) {
 		return nil, notAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%T)", obj))
 	}
+	return partialObjectMetadata(obj, gv)
+}
+
+// partialObjectMetadata is the metadata of obj as a meta.k8s.io object.
+func partialObjectMetadata(obj runtime.Object, gv schema.GroupVersion) (*metav1.PartialObjectMetadata, error) {
 	accessor, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, err
@@ -182,14 +181,11 @@ func asPartialObjectMetadataList(obj runtime.Object, gv schema.GroupVersion) (ru
 	}
 	var items []metav1.PartialObjectMetadata
 	err := meta.EachListItem(obj, func(item runtime.Object) error {
-		accessor, err := meta.Accessor(item)
-		if err != nil {
-			return err
+		partial, err := partialObjectMetadata(item, gv)
+		if err == nil {
+			items = append(items, *partial)
 		}
-		partial := meta.AsPartialObjectMetadata(accessor)
-		partial.SetGroupVersionKind(gv.WithKind("PartialObjectMetadata"))
-		items = append(items, *partial)
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err

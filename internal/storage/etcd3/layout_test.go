@@ -2,6 +2,7 @@ package etcd3
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -32,8 +33,11 @@ func TestStoredLayout(t *testing.T) {
 	if err := s.Create(t.Context(), storagetest.ConfigMapKey("layout", "cm"), in, out); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
+	// t.Context is already cancelled when cleanups run.
 	t.Cleanup(func() {
-		_ = s.Delete(t.Context(), storagetest.ConfigMapKey("layout", "cm"), &corev1.ConfigMap{}, nil, nil)
+		if err := s.Delete(context.Background(), storagetest.ConfigMapKey("layout", "cm"), &corev1.ConfigMap{}, nil, nil); err != nil {
+			t.Errorf("cleanup Delete: %v", err)
+		}
 	})
 
 	resp, err := testClient.Get(t.Context(), "/registry/configmaps/layout/cm")
