@@ -81,7 +81,9 @@ func Run(ctx context.Context, c *Config) error {
 	if err != nil {
 		return fmt.Errorf("--secure-port %d on --bind-address %s: %w", c.SecurePort, c.BindAddress, err)
 	}
-	url := "https://" + net.JoinHostPort(loopbackHost(c.BindAddress), strconv.Itoa(c.SecurePort))
+	// Port 0 (tests, benchmarks) picks a free port; clients need the real one.
+	port := listener.Addr().(*net.TCPAddr).Port
+	url := "https://" + net.JoinHostPort(loopbackHost(c.BindAddress), strconv.Itoa(port))
 
 	sc := server.NewConfig()
 	sc.Logger = logger
