@@ -56,18 +56,24 @@ func titled(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// setSectionedUsage makes --help and usage errors print flags by section.
+// setSectionedUsage makes --help (on stdout) and usage errors (on stderr)
+// print flags by section.
 func setSectionedUsage(cmd *cobra.Command, sets *namedFlagSets) {
-	cmd.SetUsageFunc(func(c *cobra.Command) error {
+	usage := func(c *cobra.Command, w io.Writer) {
 		var buf bytes.Buffer
 		fmt.Fprintf(&buf, "Usage:\n  %s\n", c.UseLine())
 		sets.printSections(&buf)
-		fmt.Fprintf(&buf, "\nGlobal flags:\n\n%s", c.InheritedFlags().FlagUsagesWrapped(100))
-		_, err := c.OutOrStderr().Write(buf.Bytes())
-		return err
+		if inherited := c.InheritedFlags(); inherited.HasFlags() {
+			fmt.Fprintf(&buf, "\nGlobal flags:\n\n%s", inherited.FlagUsagesWrapped(100))
+		}
+		_, _ = w.Write(buf.Bytes())
+	}
+	cmd.SetUsageFunc(func(c *cobra.Command) error {
+		usage(c, c.OutOrStderr())
+		return nil
 	})
 	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) {
 		fmt.Fprintf(c.OutOrStdout(), "%s\n\n", strings.TrimSpace(c.Long))
-		_ = c.Usage()
+		usage(c, c.OutOrStdout())
 	})
 }

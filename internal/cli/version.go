@@ -19,7 +19,11 @@ func newVersionCommand() *cobra.Command {
 			info := version.Get()
 			switch output {
 			case "":
-				fmt.Fprintf(cmd.OutOrStdout(), "kapi %s (commit %s, %s, %s)\n", info.GitVersion, info.GitCommit, info.GoVersion, info.Platform)
+				commit := info.GitCommit
+				if commit == "" {
+					commit = "unknown"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "kapi %s (commit %s, %s, %s)\n", info.GitVersion, commit, info.GoVersion, info.Platform)
 			case "json":
 				b, err := json.MarshalIndent(info, "", "  ")
 				if err != nil {

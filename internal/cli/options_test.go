@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*ServeOptions)
+		wants []string
+	}{
+		{"defaults are valid", func(*ServeOptions) {}, nil},
+		{"several bad flags at once", func(o *ServeOptions) {
+			o.BindAddress = "nope"
+			o.SecurePort = 70000
+			o.StorageBackend = "sqlite"
+			o.EtcdPrefix = "registry"
+		}, []string{`--bind-address "nope"`, "--secure-port 70000", `--storage-backend "sqlite"`, `--etcd-prefix "registry"`}},
+		{"memory with etcd servers", func(o *ServeOptions) {
+			o.StorageBackend = "memory"
+			o.EtcdServers = []string{"http://127.0.0.1:2379"}
+		}, []string{"--etcd-servers cannot be used with --storage-backend=memory"}},
+		{"half a key pair", func(o *ServeOptions) { o.TLSCertFile = "a.crt" }, []string{"--tls-cert-file and --tls-private-key-file"}},
+		{"etcd server without scheme", func(o *ServeOptions) { o.EtcdServers = []string{"127.0.0.1:2379"} }, []string{`--etcd-servers entry "127.0.0.1:2379"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := NewServeOptions()
+			tt.edit(o)
+			if err := o.Complete(); err != nil {
+				t.Fatal(err)
+			}
+			err := o.Validate()
+			if len(tt.wants) == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want %v", tt.wants)
+			}
+			for _, w := range tt.wants {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestServeHelpPrintsSections(t *testing.T) {
+	cmd := NewKapiCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs([]string{"serve", "--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	help := out.String()
+	order := []string{"Kapi flags:", "--data-dir", "Secure serving flags:", "--secure-port", "Etcd flags:", "--etcd-servers", "Generic flags:", "--max-requests-inflight"}
+	last := -1
+	for _, s := range order {
+		i := strings.Index(help, s)
+		if i < 0 || i < last {
+			t.Fatalf("help does not list %q in order:\n%s", s, help)
+		}
+		last = i
+	}
+}
+
+func TestUnknownFlagIsNamed(t *testing.T) {
+	cmd := NewKapiCommand()
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SetArgs([]string{"serve", "--enable-bootstrap-token-auth"})
+	err := cmd.Execute()
+	if err == nil || !strings.Contains(err.Error(), "--enable-bootstrap-token-auth") {
+		t.Fatalf("got %v, want an error naming the flag", err)
+	}
+}
