@@ -51,8 +51,21 @@ func (c *slogCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
 	for k, v := range enc.Fields {
 		attrs = append(attrs, slog.Any(k, v))
 	}
-	c.logger.LogAttrs(context.Background(), slogLevel(e.Level), e.Message, attrs...)
+	level := slogLevel(e.Level)
+	if benignEtcdMessages[e.Message] {
+		level = slog.LevelDebug
+	}
+	c.logger.LogAttrs(context.Background(), level, e.Message, attrs...)
 	return nil
+}
+
+// benignEtcdMessages are errors a healthy single-member etcd logs on every
+// start (its storage-version detection before the first term) and every
+// clean stop (its listeners closing); shown as errors they would alarm users
+// of `kapi serve` for nothing.
+var benignEtcdMessages = map[string]bool{
+	"failed to update storage version":              true,
+	"setting up serving from embedded etcd failed.": true,
 }
 
 func (c *slogCore) Sync() error { return nil }
