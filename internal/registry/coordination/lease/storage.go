@@ -21,18 +21,16 @@ var (
 
 // NewREST builds the lease storage over optsGetter.
 func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, error) {
-	strategy := NewStrategy(scheme)
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &coordinationv1.Lease{} },
-		NewListFunc:               func() runtime.Object { return &coordinationv1.LeaseList{} },
-		DefaultQualifiedResource:  coordinationv1.Resource("leases"),
-		SingularQualifiedResource: coordinationv1.Resource("lease"),
-		CreateStrategy:            strategy,
-		UpdateStrategy:            strategy,
-		DeleteStrategy:            strategy,
-		TableConvertor:            printers.LeaseTable(),
-	}
-	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
+	store, err := generic.NewStore(generic.StoreSpec{
+		NewFunc:        func() runtime.Object { return &coordinationv1.Lease{} },
+		NewListFunc:    func() runtime.Object { return &coordinationv1.LeaseList{} },
+		Resource:       coordinationv1.Resource("leases"),
+		Singular:       coordinationv1.Resource("lease"),
+		Strategy:       NewStrategy(scheme),
+		TableConvertor: printers.LeaseTable(),
+		AttrFunc:       GetAttrs,
+	}, optsGetter)
+	if err != nil {
 		return nil, err
 	}
 	return &REST{Store: store}, nil

@@ -16,9 +16,11 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
-// Strategy says how leases are created, updated and deleted.
+// Strategy says how leases are created, updated and deleted. Leases are
+// namespaced, with no warnings, as rest.DefaultStrategy assumes; they
+// differ in preparing writes, validation and both update rules.
 type Strategy struct {
-	runtime.ObjectTyper
+	rest.DefaultStrategy
 	// CoordinatedLeaderElection keeps spec.strategy and
 	// spec.preferredHolder. Off, as upstream's feature gate is by default,
 	// they are dropped unless the stored lease already has them.
@@ -33,11 +35,8 @@ var (
 
 // NewStrategy returns the lease strategy; typer is the server's scheme.
 func NewStrategy(typer runtime.ObjectTyper) Strategy {
-	return Strategy{ObjectTyper: typer}
+	return Strategy{DefaultStrategy: rest.DefaultStrategy{ObjectTyper: typer}}
 }
-
-// NamespaceScoped is true: leases live in namespaces.
-func (Strategy) NamespaceScoped() bool { return true }
 
 // PrepareForCreate drops the coordinated leader election fields when that
 // feature is off.
@@ -72,17 +71,6 @@ func (Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 func (Strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	return validation.ValidateLeaseUpdate(obj.(*coordinationv1.Lease), old.(*coordinationv1.Lease))
 }
-
-// WarningsOnCreate returns none.
-func (Strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
-
-// WarningsOnUpdate returns none.
-func (Strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
-}
-
-// Canonicalize changes nothing.
-func (Strategy) Canonicalize(runtime.Object) {}
 
 // AllowCreateOnUpdate is true: leader election clients PUT their lease
 // whether or not it exists.

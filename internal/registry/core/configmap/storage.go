@@ -22,18 +22,16 @@ var (
 
 // NewREST builds the configmap storage over optsGetter.
 func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, error) {
-	strategy := NewStrategy(scheme)
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.ConfigMap{} },
-		NewListFunc:               func() runtime.Object { return &corev1.ConfigMapList{} },
-		DefaultQualifiedResource:  corev1.Resource("configmaps"),
-		SingularQualifiedResource: corev1.Resource("configmap"),
-		CreateStrategy:            strategy,
-		UpdateStrategy:            strategy,
-		DeleteStrategy:            strategy,
-		TableConvertor:            printers.ConfigMapTable(),
-	}
-	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
+	store, err := generic.NewStore(generic.StoreSpec{
+		NewFunc:        func() runtime.Object { return &corev1.ConfigMap{} },
+		NewListFunc:    func() runtime.Object { return &corev1.ConfigMapList{} },
+		Resource:       corev1.Resource("configmaps"),
+		Singular:       corev1.Resource("configmap"),
+		Strategy:       NewStrategy(scheme),
+		TableConvertor: printers.ConfigMapTable(),
+		AttrFunc:       GetAttrs,
+	}, optsGetter)
+	if err != nil {
 		return nil, err
 	}
 	return &REST{Store: store}, nil

@@ -16,9 +16,12 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
-// Strategy says how configmaps are created, updated and deleted.
+// Strategy says how configmaps are created, updated and deleted. Beyond
+// validation it keeps every default of rest.DefaultStrategy: configmaps
+// are namespaced, have no status and no server-set fields, and a PUT to a
+// missing configmap is a 404.
 type Strategy struct {
-	runtime.ObjectTyper
+	rest.DefaultStrategy
 }
 
 var (
@@ -30,18 +33,8 @@ var (
 // NewStrategy returns the configmap strategy; typer is the server's
 // scheme.
 func NewStrategy(typer runtime.ObjectTyper) Strategy {
-	return Strategy{ObjectTyper: typer}
+	return Strategy{rest.DefaultStrategy{ObjectTyper: typer}}
 }
-
-// NamespaceScoped is true: configmaps live in namespaces.
-func (Strategy) NamespaceScoped() bool { return true }
-
-// PrepareForCreate changes nothing: configmaps have no status and no
-// server-set fields.
-func (Strategy) PrepareForCreate(context.Context, runtime.Object) {}
-
-// PrepareForUpdate changes nothing.
-func (Strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
 
 // Validate checks a new configmap.
 func (Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
@@ -52,24 +45,6 @@ func (Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 func (Strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	return validation.ValidateConfigMapUpdate(obj.(*corev1.ConfigMap), old.(*corev1.ConfigMap))
 }
-
-// WarningsOnCreate returns none.
-func (Strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
-
-// WarningsOnUpdate returns none.
-func (Strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
-}
-
-// Canonicalize changes nothing.
-func (Strategy) Canonicalize(runtime.Object) {}
-
-// AllowCreateOnUpdate is false: a PUT to a missing configmap is a 404.
-func (Strategy) AllowCreateOnUpdate() bool { return false }
-
-// AllowUnconditionalUpdate is true: a PUT without resourceVersion
-// overwrites.
-func (Strategy) AllowUnconditionalUpdate() bool { return true }
 
 // GetAttrs returns a configmap's labels and the fields every namespaced
 // object can be selected by, metadata.name and metadata.namespace.

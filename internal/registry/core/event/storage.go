@@ -22,18 +22,16 @@ var (
 
 // NewREST builds the event storage over optsGetter.
 func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, error) {
-	strategy := NewStrategy(scheme)
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Event{} },
-		NewListFunc:               func() runtime.Object { return &corev1.EventList{} },
-		DefaultQualifiedResource:  corev1.Resource("events"),
-		SingularQualifiedResource: corev1.Resource("event"),
-		CreateStrategy:            strategy,
-		UpdateStrategy:            strategy,
-		DeleteStrategy:            strategy,
-		TableConvertor:            printers.EventTable(),
-	}
-	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
+	store, err := generic.NewStore(generic.StoreSpec{
+		NewFunc:        func() runtime.Object { return &corev1.Event{} },
+		NewListFunc:    func() runtime.Object { return &corev1.EventList{} },
+		Resource:       corev1.Resource("events"),
+		Singular:       corev1.Resource("event"),
+		Strategy:       NewStrategy(scheme),
+		TableConvertor: printers.EventTable(),
+		AttrFunc:       GetAttrs,
+	}, optsGetter)
+	if err != nil {
 		return nil, err
 	}
 	return &REST{Store: store}, nil

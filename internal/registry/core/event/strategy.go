@@ -22,9 +22,11 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
-// Strategy says how events are created, updated and deleted.
+// Strategy says how events are created, updated and deleted. Events are
+// namespaced and have no status, as rest.DefaultStrategy assumes; they
+// differ in validation and in AllowCreateOnUpdate.
 type Strategy struct {
-	runtime.ObjectTyper
+	rest.DefaultStrategy
 }
 
 var (
@@ -35,17 +37,8 @@ var (
 
 // NewStrategy returns the event strategy; typer is the server's scheme.
 func NewStrategy(typer runtime.ObjectTyper) Strategy {
-	return Strategy{ObjectTyper: typer}
+	return Strategy{rest.DefaultStrategy{ObjectTyper: typer}}
 }
-
-// NamespaceScoped is true: events live in namespaces.
-func (Strategy) NamespaceScoped() bool { return true }
-
-// PrepareForCreate changes nothing: events have no status.
-func (Strategy) PrepareForCreate(context.Context, runtime.Object) {}
-
-// PrepareForUpdate changes nothing.
-func (Strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
 
 // Validate checks a new event with the rules of the request's API
 // version.
@@ -68,23 +61,9 @@ func requestGroupVersion(ctx context.Context) schema.GroupVersion {
 	return schema.GroupVersion{}
 }
 
-// WarningsOnCreate returns none.
-func (Strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
-
-// WarningsOnUpdate returns none.
-func (Strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
-}
-
-// Canonicalize changes nothing.
-func (Strategy) Canonicalize(runtime.Object) {}
-
 // AllowCreateOnUpdate is true: event recorders PUT events whether or not
 // they exist.
 func (Strategy) AllowCreateOnUpdate() bool { return true }
-
-// AllowUnconditionalUpdate is true.
-func (Strategy) AllowUnconditionalUpdate() bool { return true }
 
 // GetAttrs returns an event's labels and selectable fields. source falls
 // back to the reporting controller of events.k8s.io events, and

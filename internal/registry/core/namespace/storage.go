@@ -51,21 +51,20 @@ var (
 // strategy.
 func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, *StatusREST, *FinalizeREST, error) {
 	strategy := NewStrategy(scheme)
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Namespace{} },
-		NewListFunc:               func() runtime.Object { return &corev1.NamespaceList{} },
-		DefaultQualifiedResource:  corev1.Resource("namespaces"),
-		SingularQualifiedResource: corev1.Resource("namespace"),
-		CreateStrategy:            strategy,
-		UpdateStrategy:            strategy,
-		DeleteStrategy:            strategy,
-		ReturnDeletedObject:       true,
-		ShouldDeleteDuringUpdate:  ShouldDeleteDuringUpdate,
-		TableConvertor:            printers.NamespaceTable(),
-	}
-	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
+	store, err := generic.NewStore(generic.StoreSpec{
+		NewFunc:        func() runtime.Object { return &corev1.Namespace{} },
+		NewListFunc:    func() runtime.Object { return &corev1.NamespaceList{} },
+		Resource:       corev1.Resource("namespaces"),
+		Singular:       corev1.Resource("namespace"),
+		Strategy:       strategy,
+		TableConvertor: printers.NamespaceTable(),
+		AttrFunc:       GetAttrs,
+	}, optsGetter)
+	if err != nil {
 		return nil, nil, nil, err
 	}
+	store.ReturnDeletedObject = true
+	store.ShouldDeleteDuringUpdate = ShouldDeleteDuringUpdate
 	statusStore := *store
 	statusStore.UpdateStrategy = StatusStrategy{strategy}
 	finalizeStore := *store

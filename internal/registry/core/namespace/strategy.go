@@ -22,8 +22,10 @@ import (
 
 // Strategy says how namespaces are created, updated and deleted through
 // the main resource: spec.finalizers and status are server-owned there.
+// Unlike rest.DefaultStrategy it is cluster-scoped, prepares writes and
+// canonicalizes; warnings and the update rules are the defaults.
 type Strategy struct {
-	runtime.ObjectTyper
+	rest.DefaultStrategy
 }
 
 var (
@@ -37,7 +39,7 @@ var (
 // NewStrategy returns the namespace strategy; typer is the server's
 // scheme.
 func NewStrategy(typer runtime.ObjectTyper) Strategy {
-	return Strategy{ObjectTyper: typer}
+	return Strategy{rest.DefaultStrategy{ObjectTyper: typer}}
 }
 
 // NamespaceScoped is false: namespaces are cluster-scoped.
@@ -76,14 +78,6 @@ func (Strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return append(errs, validation.ValidateNamespaceUpdate(ns, old.(*corev1.Namespace))...)
 }
 
-// WarningsOnCreate returns none.
-func (Strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
-
-// WarningsOnUpdate returns none.
-func (Strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
-}
-
 // Canonicalize sets the kubernetes.io/metadata.name label to the name. It
 // runs once the name is final, so namespaces created with generateName
 // get the label too; defaulting covers reads.
@@ -94,12 +88,6 @@ func (Strategy) Canonicalize(obj runtime.Object) {
 	}
 	ns.Labels[corev1.LabelMetadataName] = ns.Name
 }
-
-// AllowCreateOnUpdate is false: a PUT to a missing namespace is a 404.
-func (Strategy) AllowCreateOnUpdate() bool { return false }
-
-// AllowUnconditionalUpdate is true.
-func (Strategy) AllowUnconditionalUpdate() bool { return true }
 
 // StatusStrategy is the update strategy of namespaces/status: only status
 // (and metadata) change.

@@ -21,18 +21,16 @@ var (
 
 // NewREST builds the secret storage over optsGetter.
 func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, error) {
-	strategy := NewStrategy(scheme)
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Secret{} },
-		NewListFunc:               func() runtime.Object { return &corev1.SecretList{} },
-		DefaultQualifiedResource:  corev1.Resource("secrets"),
-		SingularQualifiedResource: corev1.Resource("secret"),
-		CreateStrategy:            strategy,
-		UpdateStrategy:            strategy,
-		DeleteStrategy:            strategy,
-		TableConvertor:            printers.SecretTable(),
-	}
-	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
+	store, err := generic.NewStore(generic.StoreSpec{
+		NewFunc:        func() runtime.Object { return &corev1.Secret{} },
+		NewListFunc:    func() runtime.Object { return &corev1.SecretList{} },
+		Resource:       corev1.Resource("secrets"),
+		Singular:       corev1.Resource("secret"),
+		Strategy:       NewStrategy(scheme),
+		TableConvertor: printers.SecretTable(),
+		AttrFunc:       GetAttrs,
+	}, optsGetter)
+	if err != nil {
 		return nil, err
 	}
 	return &REST{Store: store}, nil

@@ -20,9 +20,11 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
-// Strategy says how secrets are created, updated and deleted.
+// Strategy says how secrets are created, updated and deleted. Secrets
+// are namespaced and keep the update rules of rest.DefaultStrategy; they
+// differ in preparing writes, validation and warnings.
 type Strategy struct {
-	runtime.ObjectTyper
+	rest.DefaultStrategy
 }
 
 var (
@@ -33,11 +35,8 @@ var (
 
 // NewStrategy returns the secret strategy; typer is the server's scheme.
 func NewStrategy(typer runtime.ObjectTyper) Strategy {
-	return Strategy{ObjectTyper: typer}
+	return Strategy{rest.DefaultStrategy{ObjectTyper: typer}}
 }
-
-// NamespaceScoped is true: secrets live in namespaces.
-func (Strategy) NamespaceScoped() bool { return true }
 
 // PrepareForCreate folds stringData into data and defaults the type, so
 // that what is validated and stored is what kube-apiserver stores.
@@ -104,16 +103,6 @@ func warnings(s *corev1.Secret) []string {
 	}
 	return nil
 }
-
-// Canonicalize changes nothing.
-func (Strategy) Canonicalize(runtime.Object) {}
-
-// AllowCreateOnUpdate is false: a PUT to a missing secret is a 404.
-func (Strategy) AllowCreateOnUpdate() bool { return false }
-
-// AllowUnconditionalUpdate is true: a PUT without resourceVersion
-// overwrites.
-func (Strategy) AllowUnconditionalUpdate() bool { return true }
 
 // GetAttrs returns a secret's labels and selectable fields: the metadata
 // ones and type.

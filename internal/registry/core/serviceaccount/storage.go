@@ -22,18 +22,16 @@ var (
 
 // NewREST builds the service account storage over optsGetter.
 func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, error) {
-	strategy := NewStrategy(scheme)
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.ServiceAccount{} },
-		NewListFunc:               func() runtime.Object { return &corev1.ServiceAccountList{} },
-		DefaultQualifiedResource:  corev1.Resource("serviceaccounts"),
-		SingularQualifiedResource: corev1.Resource("serviceaccount"),
-		CreateStrategy:            strategy,
-		UpdateStrategy:            strategy,
-		DeleteStrategy:            strategy,
-		TableConvertor:            printers.ServiceAccountTable(),
-	}
-	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
+	store, err := generic.NewStore(generic.StoreSpec{
+		NewFunc:        func() runtime.Object { return &corev1.ServiceAccount{} },
+		NewListFunc:    func() runtime.Object { return &corev1.ServiceAccountList{} },
+		Resource:       corev1.Resource("serviceaccounts"),
+		Singular:       corev1.Resource("serviceaccount"),
+		Strategy:       NewStrategy(scheme),
+		TableConvertor: printers.ServiceAccountTable(),
+		AttrFunc:       GetAttrs,
+	}, optsGetter)
+	if err != nil {
 		return nil, err
 	}
 	return &REST{Store: store}, nil

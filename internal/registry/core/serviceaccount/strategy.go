@@ -23,8 +23,11 @@ import (
 const EnforceMountableSecretsAnnotation = "kubernetes.io/enforce-mountable-secrets"
 
 // Strategy says how service accounts are created, updated and deleted.
+// Service accounts are namespaced and keep the update rules of
+// rest.DefaultStrategy; they differ in preparing writes, validation and
+// warnings.
 type Strategy struct {
-	runtime.ObjectTyper
+	rest.DefaultStrategy
 }
 
 var (
@@ -36,11 +39,8 @@ var (
 // NewStrategy returns the service account strategy; typer is the server's
 // scheme.
 func NewStrategy(typer runtime.ObjectTyper) Strategy {
-	return Strategy{ObjectTyper: typer}
+	return Strategy{rest.DefaultStrategy{ObjectTyper: typer}}
 }
-
-// NamespaceScoped is true: service accounts live in namespaces.
-func (Strategy) NamespaceScoped() bool { return true }
 
 // PrepareForCreate keeps only the name of each listed secret: the secrets
 // are in the account's namespace and nothing else in the reference means
@@ -87,16 +87,6 @@ func warnings(sa *corev1.ServiceAccount) []string {
 	}
 	return nil
 }
-
-// Canonicalize changes nothing.
-func (Strategy) Canonicalize(runtime.Object) {}
-
-// AllowCreateOnUpdate is false: a PUT to a missing account is a 404.
-func (Strategy) AllowCreateOnUpdate() bool { return false }
-
-// AllowUnconditionalUpdate is true: a PUT without resourceVersion
-// overwrites.
-func (Strategy) AllowUnconditionalUpdate() bool { return true }
 
 // GetAttrs returns a service account's labels and the fields every namespaced
 // object can be selected by, metadata.name and metadata.namespace.
