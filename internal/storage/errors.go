@@ -32,7 +32,10 @@ type Error struct {
 	ResourceVersion int64
 	// Message adds detail shown to the user (e.g. which precondition failed).
 	Message string
-	Err     error
+	// Continue, on an ErrCodeExpired list error, is a token that resumes
+	// the list at the latest revision (an inconsistent continuation).
+	Continue string
+	Err      error
 }
 
 func (e *Error) Error() string {

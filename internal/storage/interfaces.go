@@ -58,6 +58,13 @@ type Interface interface {
 
 	// CurrentResourceVersion is the backend's latest revision.
 	CurrentResourceVersion(ctx context.Context) (uint64, error)
+
+	// RequestWatchProgress asks the backend to tell the watches of this
+	// store's backend how far they have caught up: each watch that asked
+	// for ProgressNotify and allows bookmarks then receives a BOOKMARK at
+	// the revision it has reached. The watch cache uses it to learn that it
+	// is fresh enough for a consistent read.
+	RequestWatchProgress(ctx context.Context) error
 }
 
 // ResponseMeta tells tryUpdate about the object it is given.

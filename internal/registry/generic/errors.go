@@ -71,7 +71,9 @@ func (s *Store) interpretStorageError(ctx context.Context, err error, ec storage
 	case storage.ErrCodeUnreachable:
 		return apierrors.NewServerTimeout(r, string(ec.op), 2)
 	case storage.ErrCodeExpired:
-		return apierrors.NewResourceExpired(expiredMessage(ec, se))
+		expired := apierrors.NewResourceExpired(expiredMessage(ec, se))
+		expired.ErrStatus.Continue = se.Continue
+		return expired
 	case storage.ErrCodeTooLargeResourceVersion:
 		return s.tooLargeResourceVersion(ctx, se)
 	case storage.ErrCodeInvalidContinue:

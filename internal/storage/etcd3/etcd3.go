@@ -67,7 +67,5 @@ func (b *Backend) Compact(ctx context.Context, rev int64) error {
 // backend's watches; watches that asked for progress bookmarks turn it into
 // a BOOKMARK event.
 func (b *Backend) RequestProgress(ctx context.Context) error {
-	// Watches run on the stream of a leader-requiring context, and progress
-	// requests only reach the watches of the stream they are sent on.
-	return translate(b.client.RequestProgress(clientv3.WithRequireLeader(ctx)), "")
+	return b.kv.RequestProgress(ctx)
 }

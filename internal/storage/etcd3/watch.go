@@ -73,3 +73,11 @@ func (k *etcdKV) convert(wres clientv3.WatchResponse, key string) (resp kvstore.
 	}
 	return resp, false
 }
+
+// RequestProgress asks etcd for a progress notification on the watch stream
+// the backend's watches share.
+func (k *etcdKV) RequestProgress(ctx context.Context) error {
+	// Watches run on the stream of a leader-requiring context, and progress
+	// requests only reach the watches of the stream they are sent on.
+	return translate(k.client.RequestProgress(clientv3.WithRequireLeader(ctx)), "")
+}

@@ -89,6 +89,9 @@ type KV interface {
 	// done, the store closes, or after a response with Err. With
 	// progressNotify the store may send progress notifications on its own.
 	Watch(ctx context.Context, key, end string, rev int64, progressNotify bool) (<-chan WatchResponse, error)
+	// RequestProgress makes the store send a progress notification to its
+	// watches (those that asked for them) once they have caught up.
+	RequestProgress(ctx context.Context) error
 }
 
 // PrefixEnd returns the smallest key greater than every key starting with

@@ -19,6 +19,8 @@ const maxPageSize = 10000
 // Messages shown when a list asks for a compacted revision (upstream text).
 const (
 	expiredContinueMessage = "The provided continue parameter is too old to display a consistent list result. " +
+		"You can start a new list without the continue parameter."
+	inconsistentContinueMessage = "The provided continue parameter is too old to display a consistent list result. " +
 		"You can start a new list without the continue parameter, or use the continue token in this response " +
 		"to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent " +
 		"list - objects that were created, modified, or deleted between the time the first chunk was returned " +
@@ -56,7 +58,7 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 	}
 	page, err := s.readPage(ctx, start, end, withRev, opts)
 	if err != nil {
-		return listError(err, opts.Predicate.Continue != "")
+		return listError(err, opts.Predicate.Continue != "", start, keyPrefix)
 	}
 	if err := meta.SetList(listObj, page.items); err != nil {
 		return err
@@ -169,16 +171,24 @@ func (s *store) listRevision(keyPrefix string, opts storage.ListOptions) (int64,
 	}
 }
 
-// listError gives an expired-revision error the upstream explanation.
-func listError(err error, continued bool) error {
+// listError gives an expired-revision error the upstream explanation. A
+// continued list whose revision was compacted gets a token that continues
+// from the same key at the latest revision, as kube-apiserver offers.
+func listError(err error, continued bool, start, keyPrefix string) error {
 	if storage.CodeOf(err) != storage.ErrCodeExpired {
 		return err
 	}
-	msg := expiredListMessage
-	if continued {
-		msg = expiredContinueMessage
-	}
 	var inner *storage.Error
 	errors.As(err, &inner)
-	return &storage.Error{Code: storage.ErrCodeExpired, Key: inner.Key, ResourceVersion: inner.ResourceVersion, Message: msg}
+	out := &storage.Error{Code: storage.ErrCodeExpired, Key: inner.Key, ResourceVersion: inner.ResourceVersion, Message: expiredListMessage}
+	if !continued {
+		return out
+	}
+	out.Message = expiredContinueMessage
+	// -1 asks for the latest revision; 0 would read as a broken token.
+	if next, encErr := storage.EncodeContinue(start, keyPrefix, -1); encErr == nil {
+		out.Message = inconsistentContinueMessage
+		out.Continue = next
+	}
+	return out
 }

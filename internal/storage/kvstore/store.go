@@ -105,4 +105,9 @@ func (s *store) CurrentResourceVersion(ctx context.Context) (uint64, error) {
 	return uint64(rev), nil
 }
 
+// RequestWatchProgress forwards a progress request to the KV.
+func (s *store) RequestWatchProgress(ctx context.Context) error {
+	return s.kv.RequestProgress(ctx)
+}
+
 func asStorageError(err error, target **storage.Error) bool { return errors.As(err, target) }

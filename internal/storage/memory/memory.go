@@ -71,7 +71,7 @@ func (b *Backend) Close() error {
 // current revision; watches that asked for progress bookmarks turn it into a
 // BOOKMARK event.
 func (b *Backend) RequestProgress(ctx context.Context) error {
-	return b.kv.requestProgress()
+	return b.kv.RequestProgress(ctx)
 }
 
 // Compact discards history up to and including rev, like an etcd

@@ -118,9 +118,9 @@ func (s *kv) notify(ev kvstore.Event) {
 	}
 }
 
-// requestProgress tells every watcher that it has seen everything up to the
+// RequestProgress tells every watcher that it has seen everything up to the
 // current revision. A watcher whose buffer is full skips the notification.
-func (s *kv) requestProgress() error {
+func (s *kv) RequestProgress(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -1,6 +1,7 @@
 package storagetest
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -171,6 +172,39 @@ var listTests = map[string]func(*testing.T, *fixture){
 			ResourceVersion: created.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact}
 		err := f.store.GetList(f.ctx, "/configmaps", opts, &corev1.ConfigMapList{})
 		wantCode(t, err, storage.ErrCodeExpired)
+	},
+	"ContinueCompacted": func(t *testing.T, f *fixture) {
+		c := compactor(t, f)
+		for _, name := range []string{"a", "b", "c"} {
+			f.create(t, "ns", name, nil)
+		}
+		opts := storage.ListOptions{Recursive: true, Predicate: storage.Everything}
+		opts.Predicate.Limit = 1
+		first := &corev1.ConfigMapList{}
+		if err := f.store.GetList(f.ctx, "/configmaps", opts, first); err != nil {
+			t.Fatalf("first page: %v", err)
+		}
+		f.update(t, "ns", "a", func(cm *corev1.ConfigMap) { cm.Data["key"] = "new" })
+		if err := c.Compact(f.ctx, int64(f.currentRV(t))); err != nil {
+			t.Fatalf("Compact: %v", err)
+		}
+		opts.Predicate.Continue = first.Continue
+		err := f.store.GetList(f.ctx, "/configmaps", opts, &corev1.ConfigMapList{})
+		wantCode(t, err, storage.ErrCodeExpired)
+		var se *storage.Error
+		if !errors.As(err, &se) || se.Continue == "" {
+			t.Fatalf("expired continue error %v carries no fresh token", err)
+		}
+		// The fresh token continues after "a" at the latest revision.
+		opts.Predicate.Continue = se.Continue
+		opts.Predicate.Limit = 10
+		rest := &corev1.ConfigMapList{}
+		if err := f.store.GetList(f.ctx, "/configmaps", opts, rest); err != nil {
+			t.Fatalf("continuing with the fresh token: %v", err)
+		}
+		if diff := cmp.Diff([]string{"ns/b", "ns/c"}, names(rest)); diff != "" {
+			t.Errorf("items after the fresh token (-want +got):\n%s", diff)
+		}
 	},
 	"Empty": func(t *testing.T, f *fixture) {
 		list := f.list(t, "/configmaps", storage.ListOptions{Recursive: true, Predicate: storage.Everything})
