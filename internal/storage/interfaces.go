@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -127,4 +128,6 @@ type ResourceConfig struct {
 	// ResourcePrefix is the resource's folder, e.g. "/configmaps". Keys
 	// passed to the Interface start with it.
 	ResourcePrefix string
+	// GroupResource names the resource in metrics and logs.
+	GroupResource schema.GroupResource
 }

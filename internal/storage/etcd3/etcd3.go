@@ -17,6 +17,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/kvstore"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 )
 
 // Backend serves every resource from one etcd client and key prefix.
@@ -33,11 +34,34 @@ type Backend struct {
 
 var _ storage.Backend = (*Backend)(nil)
 
+// Options tune a Backend.
+type Options struct {
+	// Prefix is prepended to every key (e.g. "/registry"; a trailing "/"
+	// is ignored).
+	Prefix string
+	// Logger receives debug logs; nil discards.
+	Logger *slog.Logger
+	// Metrics records every etcd request per resource; nil records
+	// nothing.
+	Metrics *metrics.Metrics
+}
+
 // New returns a backend storing keys under prefix (e.g. "/registry"; a
 // trailing "/" is ignored). A nil logger discards.
 func New(client *clientv3.Client, prefix string, logger *slog.Logger) *Backend {
-	kv := &etcdKV{client: client, prefix: strings.TrimRight(prefix, "/")}
-	return &Backend{client: client, kv: kv, stores: kvstore.NewBackend(kv, logger)}
+	return NewWithOptions(client, Options{Prefix: prefix, Logger: logger})
+}
+
+// NewWithOptions returns a backend configured by opts.
+func NewWithOptions(client *clientv3.Client, opts Options) *Backend {
+	kv := &etcdKV{client: client, prefix: strings.TrimRight(opts.Prefix, "/")}
+	bo := kvstore.BackendOptions{Logger: opts.Logger}
+	if opts.Metrics != nil {
+		bo.WrapKV = func(inner kvstore.KV, cfg storage.ResourceConfig) kvstore.KV {
+			return &instrumentedKV{KV: inner, metrics: opts.Metrics, resource: cfg.GroupResource}
+		}
+	}
+	return &Backend{client: client, kv: kv, stores: kvstore.NewBackendWithOptions(kv, bo)}
 }
 
 // ForResource returns the storage of one resource.

@@ -16,6 +16,9 @@ import (
 type Backend struct {
 	kv     KV
 	logger *slog.Logger
+	// wrapKV, when set, gives each resource its own view of kv (metrics
+	// per resource).
+	wrapKV func(KV, storage.ResourceConfig) KV
 
 	// ctx is cancelled by Close; every watch goroutine stops with it.
 	ctx    context.Context
@@ -25,13 +28,28 @@ type Backend struct {
 	closed bool
 }
 
+// BackendOptions tune a Backend.
+type BackendOptions struct {
+	// Logger receives debug logs; nil discards.
+	Logger *slog.Logger
+	// WrapKV, when set, wraps kv for each resource, e.g. to record
+	// request metrics labelled with the resource.
+	WrapKV func(KV, storage.ResourceConfig) KV
+}
+
 // NewBackend serves stores backed by kv. A nil logger discards.
 func NewBackend(kv KV, logger *slog.Logger) *Backend {
+	return NewBackendWithOptions(kv, BackendOptions{Logger: logger})
+}
+
+// NewBackendWithOptions serves stores backed by kv as opts say.
+func NewBackendWithOptions(kv KV, opts BackendOptions) *Backend {
+	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Backend{kv: kv, logger: logger, ctx: ctx, cancel: cancel}
+	return &Backend{kv: kv, logger: logger, wrapKV: opts.WrapKV, ctx: ctx, cancel: cancel}
 }
 
 // ForResource returns the storage.Interface for one resource.
@@ -44,9 +62,13 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 	case !strings.HasPrefix(cfg.ResourcePrefix, "/") || strings.TrimRight(cfg.ResourcePrefix, "/") == "":
 		return nil, errors.New("storage: resource prefix must start with \"/\" and name a folder, got " + cfg.ResourcePrefix)
 	}
+	kv := b.kv
+	if b.wrapKV != nil {
+		kv = b.wrapKV(kv, cfg)
+	}
 	return &store{
 		backend:        b,
-		kv:             b.kv,
+		kv:             kv,
 		codec:          cfg.Codec,
 		newFunc:        cfg.NewFunc,
 		resourcePrefix: strings.TrimRight(cfg.ResourcePrefix, "/"),

@@ -1,0 +1,63 @@
+package metrics
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestObjectCount(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deployments := schema.GroupResource{Group: "apps", Resource: "deployments"}
+	m.SetObjectCount(deployments, 7, nil)
+	m.SetObjectCount(schema.GroupResource{Resource: "configmaps"}, 3, errors.New("etcd down"))
+	want := `
+# HELP apiserver_storage_objects Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.
+# TYPE apiserver_storage_objects gauge
+apiserver_storage_objects{resource="configmaps"} -1
+apiserver_storage_objects{resource="deployments.apps"} 7
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "apiserver_storage_objects"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestRecordRequest(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr := schema.GroupResource{Resource: "configmaps"}
+	m.RecordRequest("get", gr, time.Now(), nil)
+	m.RecordRequest("get", gr, time.Now(), errors.New("boom"))
+	want := `
+# HELP etcd_request_errors_total Etcd failed request counts for each operation and object type.
+# TYPE etcd_request_errors_total counter
+etcd_request_errors_total{group="",operation="get",resource="configmaps"} 1
+# HELP etcd_requests_total Etcd request counts for each operation and object type.
+# TYPE etcd_requests_total counter
+etcd_requests_total{group="",operation="get",resource="configmaps"} 2
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "etcd_requests_total", "etcd_request_errors_total"); err != nil {
+		t.Error(err)
+	}
+	if n := testutil.CollectAndCount(reg, "etcd_request_duration_seconds"); n != 1 {
+		t.Errorf("etcd_request_duration_seconds has %d series, want 1", n)
+	}
+}
+
+func TestNilRecordsNothing(t *testing.T) {
+	var m *Metrics
+	m.RecordRequest("get", schema.GroupResource{}, time.Now(), nil)
+	m.SetObjectCount(schema.GroupResource{}, 1, nil)
+}
