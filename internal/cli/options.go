@@ -29,9 +29,17 @@ type ServeOptions struct {
 	ClientCAFile string
 
 	// Storage.
-	StorageBackend string
-	EtcdServers    []string
-	EtcdPrefix     string
+	StorageBackend         string
+	EtcdServers            []string
+	EtcdPrefix             string
+	EtcdCAFile             string
+	EtcdCertFile           string
+	EtcdKeyFile            string
+	EtcdCompactionInterval time.Duration
+	EtcdHealthcheckTimeout time.Duration
+	EtcdReadycheckTimeout  time.Duration
+	WatchCache             bool
+	DefaultWatchCacheSize  int
 
 	// Generic.
 	MaxRequestsInFlight         int
@@ -59,6 +67,11 @@ func NewServeOptions() *ServeOptions {
 		SecurePort:                  6443,
 		StorageBackend:              backendEtcd3,
 		EtcdPrefix:                  "/registry",
+		EtcdCompactionInterval:      5 * time.Minute,
+		EtcdHealthcheckTimeout:      2 * time.Second,
+		EtcdReadycheckTimeout:       2 * time.Second,
+		WatchCache:                  true,
+		DefaultWatchCacheSize:       1000,
 		MaxRequestsInFlight:         400,
 		MaxMutatingRequestsInFlight: 200,
 		RequestTimeout:              time.Minute,
@@ -86,6 +99,14 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	fs.StringVar(&o.StorageBackend, "storage-backend", o.StorageBackend, "The storage backend for persistence. Options: 'etcd3' (embedded etcd in --data-dir unless --etcd-servers is set), 'memory' (ephemeral).")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty starts an embedded etcd.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
+	fs.StringVar(&o.EtcdCAFile, "etcd-cafile", o.EtcdCAFile, "SSL Certificate Authority file used to secure etcd communication.")
+	fs.StringVar(&o.EtcdCertFile, "etcd-certfile", o.EtcdCertFile, "SSL certification file used to secure etcd communication.")
+	fs.StringVar(&o.EtcdKeyFile, "etcd-keyfile", o.EtcdKeyFile, "SSL key file used to secure etcd communication.")
+	fs.DurationVar(&o.EtcdCompactionInterval, "etcd-compaction-interval", o.EtcdCompactionInterval, "The interval of compaction requests. If 0, the compaction request from apiserver is disabled.")
+	fs.DurationVar(&o.EtcdHealthcheckTimeout, "etcd-healthcheck-timeout", o.EtcdHealthcheckTimeout, "The timeout to use when checking etcd health.")
+	fs.DurationVar(&o.EtcdReadycheckTimeout, "etcd-readycheck-timeout", o.EtcdReadycheckTimeout, "The timeout to use when checking etcd readiness.")
+	fs.BoolVar(&o.WatchCache, "watch-cache", o.WatchCache, "Enable watch caching in the apiserver.")
+	fs.IntVar(&o.DefaultWatchCacheSize, "default-watch-cache-size", o.DefaultWatchCacheSize, "How many recent events each resource's watch cache keeps for watches that resume from a resourceVersion. Zero disables the watch cache.")
 
 	fs = sets.FlagSet("generic")
 	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to members of the cluster; also added to the serving certificate.")
@@ -146,6 +167,7 @@ func (o *ServeOptions) Validate() error {
 			add("--etcd-servers entry %q must start with http://, https:// or unix://", s)
 		}
 	}
+	errs = append(errs, o.validateEtcd()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -183,6 +205,12 @@ func (o *ServeOptions) Config() *controlplane.Config {
 		StorageBackend:              o.StorageBackend,
 		EtcdServers:                 o.EtcdServers,
 		EtcdPrefix:                  o.EtcdPrefix,
+		EtcdCAFile:                  o.EtcdCAFile,
+		EtcdCertFile:                o.EtcdCertFile,
+		EtcdKeyFile:                 o.EtcdKeyFile,
+		EtcdCompactionInterval:      o.EtcdCompactionInterval,
+		EtcdHealthcheckTimeout:      o.EtcdHealthcheckTimeout,
+		EtcdReadycheckTimeout:       o.EtcdReadycheckTimeout,
 		MaxRequestsInFlight:         o.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
 		RequestTimeout:              o.RequestTimeout,
@@ -190,8 +218,36 @@ func (o *ServeOptions) Config() *controlplane.Config {
 		ShutdownDelayDuration:       o.ShutdownDelayDuration,
 		MaxRequestBytes:             o.MaxRequestBytes,
 	}
+	if o.WatchCache {
+		c.WatchCacheSize = o.DefaultWatchCacheSize
+	}
 	if o.AdvertiseAddress != "" {
 		c.AdvertiseAddress = net.ParseIP(o.AdvertiseAddress)
 	}
 	return c
+}
+
+// validateEtcd checks the etcd client and compaction flags.
+func (o *ServeOptions) validateEtcd() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if (o.EtcdCertFile == "") != (o.EtcdKeyFile == "") {
+		add("--etcd-certfile and --etcd-keyfile must be given together")
+	}
+	if len(o.EtcdServers) == 0 && (o.EtcdCAFile != "" || o.EtcdCertFile != "" || o.EtcdKeyFile != "") {
+		add("--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers")
+	}
+	if o.EtcdCompactionInterval < 0 {
+		add("--etcd-compaction-interval %v must not be negative", o.EtcdCompactionInterval)
+	}
+	if o.EtcdHealthcheckTimeout <= 0 {
+		add("--etcd-healthcheck-timeout %v must be positive", o.EtcdHealthcheckTimeout)
+	}
+	if o.EtcdReadycheckTimeout <= 0 {
+		add("--etcd-readycheck-timeout %v must be positive", o.EtcdReadycheckTimeout)
+	}
+	if o.DefaultWatchCacheSize < 0 {
+		add("--default-watch-cache-size %d must not be negative", o.DefaultWatchCacheSize)
+	}
+	return errs
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValidateReportsEveryProblem(t *testing.T) {
@@ -24,6 +25,13 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			o.EtcdServers = []string{"http://127.0.0.1:2379"}
 		}, []string{"--etcd-servers cannot be used with --storage-backend=memory"}},
 		{"half a key pair", func(o *ServeOptions) { o.TLSCertFile = "a.crt" }, []string{"--tls-cert-file and --tls-private-key-file"}},
+		{"etcd tls without servers and half a pair", func(o *ServeOptions) { o.EtcdCertFile = "etcd.crt" },
+			[]string{"--etcd-certfile and --etcd-keyfile must be given together", "--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers"}},
+		{"negative durations and sizes", func(o *ServeOptions) {
+			o.EtcdCompactionInterval = -time.Second
+			o.EtcdHealthcheckTimeout = 0
+			o.DefaultWatchCacheSize = -1
+		}, []string{"--etcd-compaction-interval -1s must not be negative", "--etcd-healthcheck-timeout 0s must be positive", "--default-watch-cache-size -1"}},
 		{"etcd server without scheme", func(o *ServeOptions) { o.EtcdServers = []string{"127.0.0.1:2379"} }, []string{`--etcd-servers entry "127.0.0.1:2379"`}},
 	}
 	for _, tt := range tests {

@@ -3,6 +3,8 @@ package controlplane
 import (
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
@@ -10,20 +12,31 @@ import (
 	"github.com/kapi-dev/kapi/internal/admission/plugins/namespacelifecycle"
 	"github.com/kapi-dev/kapi/internal/controllers/namespace"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
-	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/server"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 )
+
+// chainDeps are what the servers of the chain are built from, besides the
+// config.
+type chainDeps struct {
+	scheme   *runtime.Scheme
+	getter   *restOptionsGetter
+	logger   *slog.Logger
+	storage  *storageHandle
+	metrics  *metrics.Metrics
+	registry *prometheus.Registry
+}
 
 // serverChain builds aggregator → core → extensions → not found, all on
 // one generic server config, and returns the outermost server.
-func serverChain(c *Config, sc *server.Config, scheme *runtime.Scheme, getter generic.RESTOptionsGetter, logger *slog.Logger) (*server.GenericServer, error) {
+func serverChain(c *Config, sc *server.Config, deps chainDeps) (*server.GenericServer, error) {
 	// The extensions server (CRDs) is a pass-through until it serves
 	// custom resources.
 	extensions, err := sc.New("apiextensions-apiserver", server.NewNotFoundDelegate())
 	if err != nil {
 		return nil, err
 	}
-	core, err := newCoreServer(c, sc, scheme, getter, logger, extensions)
+	core, err := newCoreServer(c, sc, deps, extensions)
 	if err != nil {
 		return nil, err
 	}
@@ -34,9 +47,13 @@ func serverChain(c *Config, sc *server.Config, scheme *runtime.Scheme, getter ge
 
 // newCoreServer serves the built-in groups, discovery, and runs the
 // bootstrap and namespace controllers as post-start hooks.
-func newCoreServer(c *Config, sc *server.Config, scheme *runtime.Scheme, getter generic.RESTOptionsGetter, logger *slog.Logger, delegate server.DelegationTarget) (*server.GenericServer, error) {
+func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server.DelegationTarget) (*server.GenericServer, error) {
+	scheme, getter, logger := deps.scheme, deps.getter, deps.logger
 	s, err := sc.New("kube-apiserver", delegate)
 	if err != nil {
+		return nil, err
+	}
+	if err := installStorageObservers(s, c, deps); err != nil {
 		return nil, err
 	}
 	storage, err := newCoreStorage(scheme, getter)

@@ -29,9 +29,18 @@ type Config struct {
 	TLSKeyFile       string
 	ClientCAFile     string
 
-	StorageBackend string // "etcd3" or "memory"
-	EtcdServers    []string
-	EtcdPrefix     string
+	StorageBackend         string // "etcd3" or "memory"
+	EtcdServers            []string
+	EtcdPrefix             string
+	EtcdCAFile             string
+	EtcdCertFile           string
+	EtcdKeyFile            string
+	EtcdCompactionInterval time.Duration // 0 disables compaction
+	EtcdHealthcheckTimeout time.Duration
+	EtcdReadycheckTimeout  time.Duration
+	// WatchCacheSize is the event history of each resource's watch cache;
+	// 0 serves every read from storage.
+	WatchCacheSize int
 
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int

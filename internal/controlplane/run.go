@@ -24,7 +24,7 @@ import (
 	authzunion "github.com/kapi-dev/kapi/internal/auth/authorizer/union"
 	"github.com/kapi-dev/kapi/internal/kubeconfig"
 	"github.com/kapi-dev/kapi/internal/server"
-	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 	"github.com/kapi-dev/kapi/internal/version"
 )
 
@@ -45,16 +45,21 @@ func Run(ctx context.Context, c *Config) error {
 
 	// Storage and certificates do not depend on each other; the embedded
 	// etcd start dominates the cold start, so overlap them.
+	registry := newMetricsRegistry()
+	storageMetrics, err := metrics.New(registry)
+	if err != nil {
+		return fmt.Errorf("registering storage metrics: %w", err)
+	}
 	type backendResult struct {
-		b     backendHandle
+		h     *storageHandle
 		err   error
 		taken time.Duration
 	}
 	backendCh := make(chan backendResult, 1)
 	go func() {
 		start := time.Now()
-		b, closeFn, err := openBackend(ctx, c, logger)
-		backendCh <- backendResult{backendHandle{b, closeFn}, err, time.Since(start)}
+		h, err := openBackend(ctx, c, storageMetrics, logger)
+		backendCh <- backendResult{h, err, time.Since(start)}
 	}()
 	serving, err := servingMaterial(c)
 	br := <-backendCh
@@ -62,7 +67,7 @@ func Run(ctx context.Context, c *Config) error {
 		return errors.Join(br.err, err)
 	}
 	defer func() {
-		if err := br.b.close(); err != nil {
+		if err := br.h.close(); err != nil {
 			logger.Error("closing storage", "err", err)
 		}
 	}()
@@ -75,7 +80,7 @@ func Run(ctx context.Context, c *Config) error {
 	if err := install.InstallAll(scheme); err != nil {
 		return fmt.Errorf("building the scheme: %w", err)
 	}
-	getter := &restOptionsGetter{backend: br.b.backend, scheme: scheme, codecs: serializer.NewCodecFactory(scheme)}
+	getter := &restOptionsGetter{backend: br.h.backend, scheme: scheme, codecs: serializer.NewCodecFactory(scheme)}
 
 	listener, err := net.Listen("tcp", net.JoinHostPort(c.BindAddress.String(), strconv.Itoa(c.SecurePort)))
 	if err != nil {
@@ -98,7 +103,10 @@ func Run(ctx context.Context, c *Config) error {
 	sc.LoopbackClientConfig = serving.loopbackConfig(url)
 	sc.SecureServing = &server.SecureServingInfo{Listener: listener, Cert: &serving.cert, ClientCA: serving.clientCAs}
 
-	top, err := serverChain(c, sc, scheme, getter, logger)
+	top, err := serverChain(c, sc, chainDeps{
+		scheme: scheme, getter: getter, logger: logger,
+		storage: br.h, metrics: storageMetrics, registry: registry,
+	})
 	if err != nil {
 		listener.Close()
 		return err
@@ -116,13 +124,6 @@ func Run(ctx context.Context, c *Config) error {
 	go announceReady(ctx, out, logger, sc.LoopbackClientConfig, url, c.StartTime)
 	return <-runErr
 }
-
-type backendHandle struct {
-	backend storage.Backend
-	closeFn func() error
-}
-
-func (h backendHandle) close() error { return h.closeFn() }
 
 // announceReady prints the ready line once /readyz answers 200 through the
 // real listener, which is what a client will see.

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"path/filepath"
+	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,19 +22,34 @@ import (
 	"github.com/kapi-dev/kapi/internal/storage/etcd3"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3/embedded"
 	"github.com/kapi-dev/kapi/internal/storage/memory"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 )
 
+// storageHandle is the opened storage and what the rest of the control
+// plane needs to know about it.
+type storageHandle struct {
+	backend storage.Backend
+	closeFn func() error
+	// etcd is the client of an etcd backend (embedded or external); nil
+	// for memory.
+	etcd   *clientv3.Client
+	prefix string
+}
+
+func (h *storageHandle) close() error { return h.closeFn() }
+
 // openBackend starts or connects to the storage the config names. The
-// returned close function releases the backend and anything it started.
-func openBackend(ctx context.Context, c *Config, logger *slog.Logger) (storage.Backend, func() error, error) {
+// returned handle's close releases the backend and anything it started.
+func openBackend(ctx context.Context, c *Config, m *metrics.Metrics, logger *slog.Logger) (*storageHandle, error) {
 	switch c.StorageBackend {
 	case "memory":
 		b := memory.New()
-		return b, b.Close, nil
+		return &storageHandle{backend: b, closeFn: b.Close}, nil
 	case "etcd3", "":
 	default:
-		return nil, nil, fmt.Errorf("unknown storage backend %q", c.StorageBackend)
+		return nil, fmt.Errorf("unknown storage backend %q", c.StorageBackend)
 	}
+	opts := etcd3.Options{Prefix: c.EtcdPrefix, Logger: logger, Metrics: m}
 	if len(c.EtcdServers) > 0 {
 		client, err := clientv3.New(clientv3.Config{
 			Endpoints:   c.EtcdServers,
@@ -39,26 +57,58 @@ func openBackend(ctx context.Context, c *Config, logger *slog.Logger) (storage.B
 			Logger:      nil,
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("connecting to --etcd-servers %v: %w", c.EtcdServers, err)
+			return nil, fmt.Errorf("connecting to --etcd-servers %v: %w", c.EtcdServers, err)
 		}
-		b := etcd3.New(client, c.EtcdPrefix, logger)
-		return b, func() error { return errors.Join(b.Close(), client.Close()) }, nil
+		b := etcd3.NewWithOptions(client, opts)
+		return &storageHandle{backend: b, etcd: client, prefix: c.EtcdPrefix,
+			closeFn: func() error { return errors.Join(b.Close(), client.Close()) }}, nil
 	}
-	srv, err := embedded.Start(ctx, filepath.Join(c.DataDir, "etcd"), logger)
+	dir := filepath.Join(c.DataDir, "etcd")
+	srv, err := embedded.Start(ctx, dir, logger)
 	if err != nil {
-		return nil, nil, fmt.Errorf("starting embedded etcd in %s: %w", filepath.Join(c.DataDir, "etcd"), err)
+		return nil, fmt.Errorf("starting embedded etcd in %s: %w", dir, err)
 	}
-	b := etcd3.New(srv.Client(), c.EtcdPrefix, logger)
-	return b, func() error { return errors.Join(b.Close(), srv.Close()) }, nil
+	b := etcd3.NewWithOptions(srv.Client(), opts)
+	return &storageHandle{backend: b, etcd: srv.Client(), prefix: c.EtcdPrefix,
+		closeFn: func() error { return errors.Join(b.Close(), srv.Close()) }}, nil
+}
+
+// etcdCheck reads one key from etcd within timeout: a healthy member
+// answers even when the key is absent, as kube-apiserver's etcd check
+// expects; a permission error still proves etcd is up.
+func (h *storageHandle) etcdCheck(timeout time.Duration) func(ctx context.Context) error {
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	return func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		_, err := h.etcd.Get(ctx, path.Join("/", h.prefix, "health"), clientv3.WithCountOnly())
+		if err == nil || errors.Is(err, rpctypes.ErrPermissionDenied) {
+			return nil
+		}
+		return fmt.Errorf("etcd: %w", err)
+	}
 }
 
 // restOptionsGetter hands every resource its storage: the shared backend,
 // with a protobuf codec for the resource's storage version (the
-// kube-apiserver value encoding) and the upstream key folder.
+// kube-apiserver value encoding) and the upstream key folder. It remembers
+// what it handed out so the object counter can visit every resource.
 type restOptionsGetter struct {
 	backend storage.Backend
 	scheme  *runtime.Scheme
 	codecs  serializer.CodecFactory
+
+	mu       sync.Mutex
+	resource []resourceStorage
+}
+
+// resourceStorage is one resource's storage, for the object counter.
+type resourceStorage struct {
+	resource schema.GroupResource
+	prefix   string
+	storage  storage.Interface
 }
 
 var _ generic.RESTOptionsGetter = (*restOptionsGetter)(nil)
@@ -74,12 +124,52 @@ func (g *restOptionsGetter) GetRESTOptions(resource schema.GroupResource, exampl
 	return generic.RESTOptions{
 		ResourcePrefix: prefix,
 		Storage: func(newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {
-			return g.backend.ForResource(storage.ResourceConfig{
+			s, err := g.backend.ForResource(storage.ResourceConfig{
 				Codec:          codec,
 				NewFunc:        newFunc,
 				NewListFunc:    newListFunc,
 				ResourcePrefix: prefix,
+				GroupResource:  resource,
 			})
+			if err == nil {
+				g.mu.Lock()
+				g.resource = append(g.resource, resourceStorage{resource, prefix, s})
+				g.mu.Unlock()
+			}
+			return s, err
 		},
 	}, nil
+}
+
+// objectCountInterval is how often apiserver_storage_objects is refreshed,
+// as often as kube-apiserver refreshes it.
+const objectCountInterval = time.Minute
+
+// countObjects refreshes apiserver_storage_objects for every resource.
+func (g *restOptionsGetter) countObjects(ctx context.Context, m *metrics.Metrics) {
+	g.mu.Lock()
+	resources := append([]resourceStorage(nil), g.resource...)
+	g.mu.Unlock()
+	for _, r := range resources {
+		n, err := r.storage.Count(ctx, r.prefix)
+		if ctx.Err() != nil {
+			return
+		}
+		m.SetObjectCount(r.resource, n, err)
+	}
+}
+
+// keepCountingObjects refreshes the counts every objectCountInterval
+// until ctx ends.
+func (g *restOptionsGetter) keepCountingObjects(ctx context.Context, m *metrics.Metrics) {
+	ticker := time.NewTicker(objectCountInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			g.countObjects(ctx, m)
+		}
+	}
 }

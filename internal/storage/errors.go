@@ -23,6 +23,9 @@ const (
 	ErrCodeTooLargeResourceVersion
 	// ErrCodeInvalidContinue: a continue token that cannot be decoded.
 	ErrCodeInvalidContinue
+	// ErrCodeInvalidResourceVersion: a request's resourceVersion that is
+	// not a number.
+	ErrCodeInvalidResourceVersion
 )
 
 // Error is the typed error every backend returns.
@@ -57,6 +60,8 @@ func (e *Error) Error() string {
 		s = fmt.Sprintf("resource version %d is too large", e.ResourceVersion)
 	case ErrCodeInvalidContinue:
 		s = "invalid continue token"
+	case ErrCodeInvalidResourceVersion:
+		s = "invalid resource version"
 	default:
 		s = "storage error"
 	}

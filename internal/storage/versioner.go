@@ -80,7 +80,9 @@ func (APIObjectVersioner) ParseResourceVersion(resourceVersion string) (uint64, 
 	}
 	v, err := strconv.ParseUint(resourceVersion, 10, 64)
 	if err != nil {
-		return 0, &Error{Code: ErrCodeInvalidObj, Message: fmt.Sprintf("invalid resource version %q", resourceVersion), Err: err}
+		// Worded like the field error upstream reports.
+		return 0, &Error{Code: ErrCodeInvalidResourceVersion,
+			Message: fmt.Sprintf("resourceVersion: Invalid value: %q: %v", resourceVersion, err)}
 	}
 	return v, nil
 }

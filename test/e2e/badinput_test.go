@@ -43,6 +43,14 @@ func badInput(t *testing.T, k *framework.Kapi) {
 		{"too large", "POST", base, huge, 413, metav1.StatusReasonRequestEntityTooLarge, ""},
 		{"unknown resource", "GET", k.RESTConfig().Host + "/api/v1/namespaces/bad/foos", "", 404, metav1.StatusReasonNotFound, "the server could not find the requested resource"},
 		{"wrong method", "PUT", base, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`, 405, metav1.StatusReasonMethodNotAllowed, ""},
+		{"list at a resourceVersion that is not a number", "GET", base + "?resourceVersion=abc", "", 400, metav1.StatusReasonBadRequest,
+			`invalid resource version: resourceVersion: Invalid value: "abc"`},
+		{"watch from a resourceVersion that is not a number", "GET", base + "?watch=1&resourceVersion=abc", "", 400, metav1.StatusReasonBadRequest, "invalid resource version"},
+		{"get at a resourceVersion that is not a number", "GET", base + "/a?resourceVersion=-1", "", 400, metav1.StatusReasonBadRequest, "invalid resource version"},
+		{"garbage continue token", "GET", base + "?limit=1&continue=garbage", "", 400, metav1.StatusReasonBadRequest, "invalid continue token: continue key is not valid"},
+		// Upstream answers 422 here: ListOptions validation, not storage.
+		{"resourceVersionMatch without resourceVersion", "GET", base + "?resourceVersionMatch=NotOlderThan", "", 422, metav1.StatusReasonInvalid,
+			"resourceVersionMatch is forbidden unless resourceVersion is provided"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

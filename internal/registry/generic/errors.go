@@ -76,7 +76,7 @@ func (s *Store) interpretStorageError(ctx context.Context, err error, ec storage
 		return expired
 	case storage.ErrCodeTooLargeResourceVersion:
 		return s.tooLargeResourceVersion(ctx, se)
-	case storage.ErrCodeInvalidContinue:
+	case storage.ErrCodeInvalidContinue, storage.ErrCodeInvalidResourceVersion:
 		return apierrors.NewBadRequest(se.Error())
 	default:
 		return apierrors.NewInternalError(err)

@@ -1,0 +1,44 @@
+package controlplane
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kapi-dev/kapi/internal/server"
+	"github.com/kapi-dev/kapi/internal/server/healthz"
+)
+
+// newMetricsRegistry is the registry /metrics serves: kapi's own metrics
+// plus the Go runtime and process collectors every Prometheus target has.
+func newMetricsRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// installStorageObservers serves /metrics and adds the storage health
+// checks kube-apiserver has: "etcd" on /healthz, /livez and /readyz, and
+// "etcd-readiness" on /readyz, each bounded by its timeout flag. The
+// object counter runs as a post-start hook.
+func installStorageObservers(s *server.GenericServer, c *Config, deps chainDeps) error {
+	s.Handler.NonAPIMux.Handle("/metrics", promhttp.HandlerFor(deps.registry, promhttp.HandlerOpts{}))
+	if deps.storage.etcd != nil {
+		health := deps.storage.etcdCheck(c.EtcdHealthcheckTimeout)
+		ready := deps.storage.etcdCheck(c.EtcdReadycheckTimeout)
+		if err := s.AddHealthChecks(healthz.NamedCheck("etcd", func(r *http.Request) error { return health(r.Context()) })); err != nil {
+			return err
+		}
+		if err := s.AddReadyzChecks(healthz.NamedCheck("etcd-readiness", func(r *http.Request) error { return ready(r.Context()) })); err != nil {
+			return err
+		}
+	}
+	return s.AddPostStartHook("storage-object-count-tracker-hook", func(hc server.PostStartHookContext) error {
+		// The first count is part of the hook, so a ready server has one.
+		deps.getter.countObjects(hc.Context, deps.metrics)
+		go deps.getter.keepCountingObjects(hc.Context, deps.metrics)
+		return nil
+	})
+}

@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/test/e2e/framework"
+)
+
+// TestStorageHealthAndMetrics checks the etcd health checks on /livez and
+// /readyz and the storage metrics on /metrics, named as kube-apiserver
+// names them.
+func TestStorageHealthAndMetrics(t *testing.T) {
+	k := framework.StartKapi(t)
+	cs := k.Clientset()
+	createNamespace(t, cs, "observed")
+	if _, err := cs.CoreV1().ConfigMaps("observed").Create(context.Background(), newConfigMap("a", "k", "v"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	client, err := rest.HTTPClientFor(k.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) string {
+		t.Helper()
+		resp, err := client.Get(k.URL() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, body)
+		}
+		return string(body)
+	}
+	for path, wants := range map[string][]string{
+		"/livez?verbose":   {"[+]etcd ok"},
+		"/healthz?verbose": {"[+]etcd ok"},
+		"/readyz?verbose":  {"[+]etcd ok", "[+]etcd-readiness ok", "[+]poststarthook/storage-object-count-tracker-hook ok"},
+		"/readyz/etcd":     {"ok"},
+		"/metrics": {
+			`etcd_request_duration_seconds_bucket{group="",operation="create",resource="configmaps"`,
+			`etcd_requests_total{group="",operation="create",resource="configmaps"}`,
+			`apiserver_storage_objects{resource="namespaces"}`,
+			"go_goroutines",
+		},
+	} {
+		body := get(path)
+		for _, want := range wants {
+			if !strings.Contains(body, want) {
+				t.Errorf("GET %s lacks %q:\n%s", path, want, body)
+			}
+		}
+	}
+}
