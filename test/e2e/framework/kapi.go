@@ -31,6 +31,8 @@ const KubeconfigName = "admin.kubeconfig"
 // Kapi is one running `kapi serve` process.
 type Kapi struct {
 	bins       Binaries
+	config     startConfig
+	port       int
 	dataDir    string
 	kubeconfig string
 	url        string
@@ -97,7 +99,7 @@ func startKapi(t testing.TB, opts ...Option) (*Kapi, error) {
 	cacheDir := t.TempDir()
 	var err error
 	for range startAttempts {
-		k := &Kapi{bins: bins, dataDir: c.dataDir, cacheDir: cacheDir}
+		k := &Kapi{bins: bins, config: c, port: FreePort(t), dataDir: c.dataDir, cacheDir: cacheDir}
 		if err = k.start(t, c); err == nil {
 			return k, nil
 		}
@@ -112,7 +114,7 @@ func startKapi(t testing.TB, opts ...Option) (*Kapi, error) {
 
 func (k *Kapi) start(t testing.TB, c startConfig) error {
 	t.Helper()
-	port := FreePort(t)
+	port := k.port
 	k.url = "https://127.0.0.1:" + strconv.Itoa(port)
 	k.kubeconfig = filepath.Join(k.dataDir, KubeconfigName)
 	args := []string{"serve",
@@ -176,6 +178,28 @@ func (k *Kapi) Stop() error {
 		}
 	})
 	return k.stopErr
+}
+
+// Kill ends kapi with SIGKILL, as a crash or an OOM kill would, and waits
+// for the process to go.
+func (k *Kapi) Kill() {
+	k.stopOnce.Do(func() {
+		_ = k.cmd.Process.Kill()
+		<-k.done
+		k.stopErr = k.waitErr
+	})
+}
+
+// Restart starts a stopped or killed kapi again with the same data dir,
+// port and flags, so clients configured for the old process reach the new
+// one, and returns once it is ready.
+func (k *Kapi) Restart(t testing.TB) *Kapi {
+	t.Helper()
+	next := &Kapi{bins: k.bins, config: k.config, port: k.port, dataDir: k.dataDir, cacheDir: k.cacheDir}
+	if err := next.start(t, k.config); err != nil {
+		t.Fatal(err)
+	}
+	return next
 }
 
 // DataDir is the server's --data-dir.
