@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -21,13 +22,38 @@ import (
 // free loopback port and returns a protobuf clientset for it.
 func startMemoryServer(tb testing.TB) kubernetes.Interface {
 	tb.Helper()
+	return kubernetes.New(startServer(tb, "memory").restClient("application/vnd.kubernetes.protobuf"))
+}
+
+// benchServer is a running control plane and its admin kubeconfig.
+type benchServer struct {
+	tb      testing.TB
+	restCfg *rest.Config
+}
+
+// restClient returns a core/v1 REST client sending and accepting contentType.
+func (s *benchServer) restClient(contentType string) rest.Interface {
+	cfg := rest.CopyConfig(s.restCfg)
+	cfg.ContentType = contentType
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	return cs.CoreV1().RESTClient()
+}
+
+// startServer runs the whole control plane on backend ("memory" or
+// "etcd3", an embedded etcd) with the watch cache on, on a free loopback
+// port, and creates the namespace "bench".
+func startServer(tb testing.TB, backend string) *benchServer {
+	tb.Helper()
 	dir := tb.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	cfg := &Config{
 		Out: pw, DataDir: dir, CertDir: filepath.Join(dir, "pki"),
 		BindAddress: net.ParseIP("127.0.0.1"), SecurePort: 0,
-		StorageBackend: "memory", EtcdPrefix: "/registry",
+		StorageBackend: backend, EtcdPrefix: "/registry", WatchCacheSize: 1000,
 		RequestTimeout: time.Minute, MinRequestTimeout: 30 * time.Minute,
 		MaxRequestBytes: 3 << 20,
 	}
@@ -51,15 +77,12 @@ func startMemoryServer(tb testing.TB) kubernetes.Interface {
 		tb.Fatal(err)
 	}
 	restCfg.QPS, restCfg.Burst = -1, -1
-	restCfg.ContentType = "application/vnd.kubernetes.protobuf"
-	cs, err := kubernetes.NewForConfig(restCfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	s := &benchServer{tb: tb, restCfg: restCfg}
+	cs := kubernetes.New(s.restClient("application/vnd.kubernetes.protobuf"))
 	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{}); err != nil {
 		tb.Fatal(err)
 	}
-	return cs
+	return s
 }
 
 // The benchmarks go through everything a client request does: TLS, HTTP/2,
