@@ -202,6 +202,9 @@ func (k *Kapi) Restart(t testing.TB) *Kapi {
 	return next
 }
 
+// PID is the process id of the running kapi.
+func (k *Kapi) PID() int { return k.cmd.Process.Pid }
+
 // DataDir is the server's --data-dir.
 func (k *Kapi) DataDir() string { return k.dataDir }
 
