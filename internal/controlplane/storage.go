@@ -50,27 +50,36 @@ func openBackend(ctx context.Context, c *Config, m *metrics.Metrics, logger *slo
 		return nil, fmt.Errorf("unknown storage backend %q", c.StorageBackend)
 	}
 	opts := etcd3.Options{Prefix: c.EtcdPrefix, Logger: logger, Metrics: m}
+	var client *clientv3.Client
+	var closeClient func() error
 	if len(c.EtcdServers) > 0 {
-		client, err := clientv3.New(clientv3.Config{
-			Endpoints:   c.EtcdServers,
-			DialTimeout: 20 * time.Second,
-			Logger:      nil,
+		var err error
+		client, err = etcd3.NewClient(etcd3.ClientConfig{
+			Endpoints: c.EtcdServers,
+			CAFile:    c.EtcdCAFile, CertFile: c.EtcdCertFile, KeyFile: c.EtcdKeyFile,
+			Logger: logger,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("connecting to --etcd-servers %v: %w", c.EtcdServers, err)
 		}
-		b := etcd3.NewWithOptions(client, opts)
-		return &storageHandle{backend: b, etcd: client, prefix: c.EtcdPrefix,
-			closeFn: func() error { return errors.Join(b.Close(), client.Close()) }}, nil
+		closeClient = client.Close
+	} else {
+		dir := filepath.Join(c.DataDir, "etcd")
+		srv, err := embedded.Start(ctx, dir, logger)
+		if err != nil {
+			return nil, fmt.Errorf("starting embedded etcd in %s: %w", dir, err)
+		}
+		client, closeClient = srv.Client(), srv.Close
 	}
-	dir := filepath.Join(c.DataDir, "etcd")
-	srv, err := embedded.Start(ctx, dir, logger)
-	if err != nil {
-		return nil, fmt.Errorf("starting embedded etcd in %s: %w", dir, err)
-	}
-	b := etcd3.NewWithOptions(srv.Client(), opts)
-	return &storageHandle{backend: b, etcd: srv.Client(), prefix: c.EtcdPrefix,
-		closeFn: func() error { return errors.Join(b.Close(), srv.Close()) }}, nil
+	b := etcd3.NewWithOptions(client, opts)
+	// Compaction keeps etcd's history bounded; several API servers on one
+	// etcd take turns through the compact_rev_key.
+	stopCompactor := etcd3.StartCompactor(context.Background(), client, c.EtcdCompactionInterval, logger.With("component", "compactor"))
+	return &storageHandle{backend: b, etcd: client, prefix: c.EtcdPrefix,
+		closeFn: func() error {
+			stopCompactor()
+			return errors.Join(b.Close(), closeClient())
+		}}, nil
 }
 
 // etcdCheck reads one key from etcd within timeout: a healthy member
