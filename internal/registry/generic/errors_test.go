@@ -75,6 +75,26 @@ func TestInterpretStorageError(t *testing.T) {
 	}
 }
 
+func TestExpiredContinueCarriesFreshToken(t *testing.T) {
+	s := &Store{Storage: revisionOnly{rev: 1}}
+	se := &storage.Error{Code: storage.ErrCodeExpired, Message: "too old, continue with the token", Continue: "fresh"}
+	err := s.interpretStorageError(context.Background(), se, storageErrorContext{op: opList, continued: true, resource: corev1.Resource("configmaps")})
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Code != 410 || status.Status().Continue != "fresh" {
+		t.Fatalf("got %#v, want a 410 whose metadata.continue is the fresh token", err)
+	}
+}
+
+func TestInvalidResourceVersionIsBadRequest(t *testing.T) {
+	s := &Store{Storage: revisionOnly{rev: 1}}
+	_, parseErr := storage.APIObjectVersioner{}.ParseResourceVersion("abc")
+	err := s.interpretStorageError(context.Background(), parseErr, storageErrorContext{op: opWatch, resource: corev1.Resource("configmaps")})
+	want := `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`
+	if !apierrors.IsBadRequest(err) || err.Error() != want {
+		t.Fatalf("got %v, want 400 %q", err, want)
+	}
+}
+
 func TestTooLargeResourceVersionCause(t *testing.T) {
 	s := &Store{Storage: revisionOnly{rev: 1}}
 	err := s.interpretStorageError(context.Background(), storage.NewError(storage.ErrCodeTooLargeResourceVersion, "", 5, ""), storageErrorContext{op: opList})
