@@ -73,3 +73,25 @@ func TestDecodeContinueInvalid(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecodeContinue feeds client-supplied continue tokens to the decoder:
+// it must never panic, only accept keys inside the list's prefix, and
+// reject with ErrCodeInvalidContinue.
+func FuzzDecodeContinue(f *testing.F) {
+	good, _ := EncodeContinue("/configmaps/ns/b\x00", "/configmaps/ns/", 7)
+	for _, seed := range []string{good, "", "garbage", "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6Mywic3RhcnQiOiIuLi94In0"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, token string) {
+		key, _, err := DecodeContinue(token, "/configmaps/ns/")
+		if err != nil {
+			if CodeOf(err) != ErrCodeInvalidContinue {
+				t.Fatalf("error %v has code %d", err, CodeOf(err))
+			}
+			return
+		}
+		if len(key) <= len("/configmaps/ns/") || key[:len("/configmaps/ns/")] != "/configmaps/ns/" {
+			t.Fatalf("token %q decoded to key %q outside the prefix", token, key)
+		}
+	})
+}

@@ -89,6 +89,11 @@ func (s *RequestScope) transformObject(ctx context.Context, obj runtime.Object, 
 	if _, ok := obj.(*metav1.Status); ok || target == nil {
 		return obj, nil
 	}
+	// A watch cache shares one object among watchers and caches its
+	// encodings; a conversion needs the plain object, a copy of its own.
+	if co, ok := obj.(runtime.CacheableObject); ok {
+		obj = co.GetObject()
+	}
 	if !isMetaTarget(target) {
 		supported, _ := negotiation.MediaTypesForSerializer(metaSerializer())
 		return nil, negotiation.NewNotAcceptableError(supported)
