@@ -19,6 +19,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/cacher"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3/embedded"
 	"github.com/kapi-dev/kapi/internal/storage/memory"
@@ -38,9 +39,27 @@ type storageHandle struct {
 
 func (h *storageHandle) close() error { return h.closeFn() }
 
-// openBackend starts or connects to the storage the config names. The
+// openBackend starts or connects to the storage the config names and puts
+// the watch cache in front of it unless the config turns it off. The
 // returned handle's close releases the backend and anything it started.
 func openBackend(ctx context.Context, c *Config, m *metrics.Metrics, logger *slog.Logger) (*storageHandle, error) {
+	h, err := openStore(ctx, c, m, logger)
+	if err != nil || c.WatchCacheSize <= 0 {
+		return h, err
+	}
+	cached := cacher.NewBackend(h.backend, cacher.Options{HistorySize: c.WatchCacheSize, Logger: logger.With("component", "watch-cache")})
+	closeStore := h.closeFn
+	h.backend = cached
+	h.closeFn = func() error {
+		// Closing the cache closes the store's backend; closing the store's
+		// backend again is harmless.
+		return errors.Join(cached.Close(), closeStore())
+	}
+	return h, nil
+}
+
+// openStore opens the storage backend itself.
+func openStore(ctx context.Context, c *Config, m *metrics.Metrics, logger *slog.Logger) (*storageHandle, error) {
 	switch c.StorageBackend {
 	case "memory":
 		b := memory.New()

@@ -120,7 +120,12 @@ func (c *Controller) watch(ctx context.Context) error {
 			if ev.Type == watch.Error {
 				return apierrors.FromObject(ev.Object)
 			}
-			if ns, ok := ev.Object.(*corev1.Namespace); ok && ev.Type != watch.Deleted {
+			obj := ev.Object
+			// The watch cache hands out shared wrappers; read the object inside.
+			if co, ok := obj.(runtime.CacheableObject); ok {
+				obj = co.GetObject()
+			}
+			if ns, ok := obj.(*corev1.Namespace); ok && ev.Type != watch.Deleted {
 				c.observe(ns)
 			}
 		}

@@ -130,7 +130,8 @@ func newConfigMap(ns, name string, lbls map[string]string) *corev1.ConfigMap {
 	}
 }
 
-// nextEvent waits for the next watch event.
+// nextEvent waits for the next watch event. A watch cache hands out
+// shared, encode-caching wrappers; the suite looks at the object inside.
 func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 	t.Helper()
 	select {
@@ -138,7 +139,7 @@ func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 		if !ok {
 			t.Fatal("watch channel closed while waiting for an event")
 		}
-		return ev
+		return unwrapEvent(ev)
 	case <-time.After(eventTimeout):
 		t.Fatal("timed out waiting for a watch event")
 	}
@@ -194,3 +195,11 @@ func wantCode(t *testing.T, err error, code storage.ErrorCode) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// unwrapEvent replaces a runtime.CacheableObject by the object it wraps.
+func unwrapEvent(ev watch.Event) watch.Event {
+	if co, ok := ev.Object.(runtime.CacheableObject); ok {
+		ev.Object = co.GetObject()
+	}
+	return ev
+}

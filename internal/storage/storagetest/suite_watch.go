@@ -126,6 +126,7 @@ var watchTests = map[string]func(*testing.T, *fixture){
 			}
 			select {
 			case ev := <-w.ResultChan():
+				ev = unwrapEvent(ev)
 				cm, ok := ev.Object.(*corev1.ConfigMap)
 				if ev.Type != watch.Bookmark || !ok || cm.Name != "" {
 					t.Fatalf("got %s %s, want a BOOKMARK with only a resourceVersion", ev.Type, describe(ev.Object))

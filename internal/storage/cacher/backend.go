@@ -1,0 +1,183 @@
+package cacher
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kapi-dev/kapi/internal/storage"
+)
+
+// initialSyncTimeout bounds how long ForResource waits for a new cache's
+// first list; a cache that is not ready by then serves reads from storage
+// until it is.
+const initialSyncTimeout = 30 * time.Second
+
+// Options are what a Backend gives every cache it creates; zero values
+// pick the package defaults.
+type Options struct {
+	HistorySize      int           // see Config.HistorySize
+	BookmarkInterval time.Duration // see Config.BookmarkInterval
+	// ProgressInterval is how often the backend asks the inner backend for
+	// one progress notification for all its caches; 0 means
+	// DefaultProgressInterval, negative turns it off.
+	ProgressInterval time.Duration
+	Logger           *slog.Logger
+}
+
+// compactor and progressRequesting are the optional abilities of an inner
+// backend the Backend forwards (memory and etcd3 have both).
+type compactor interface {
+	Compact(ctx context.Context, rev int64) error
+}
+
+type progressRequesting interface {
+	RequestProgress(ctx context.Context) error
+}
+
+// Backend decorates a storage.Backend: every resource it hands out is
+// served through a watch cache.
+type Backend struct {
+	inner  storage.Backend
+	opts   Options
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	cachers []*Cacher
+	closed  bool
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+var _ storage.Backend = (*Backend)(nil)
+
+// NewBackend wraps inner. When inner can be asked for progress, the backend
+// asks it once per ProgressInterval for all its caches (one request reaches
+// every watch of a memory store or etcd client), instead of each cache
+// asking on its own.
+func NewBackend(inner storage.Backend, opts Options) *Backend {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.ProgressInterval == 0 {
+		opts.ProgressInterval = DefaultProgressInterval
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &Backend{inner: inner, opts: opts, logger: opts.Logger, cancel: cancel}
+	if pr, ok := inner.(progressRequesting); ok && opts.ProgressInterval > 0 {
+		b.wg.Go(func() { b.requestProgress(ctx, pr) })
+	}
+	return b
+}
+
+func (b *Backend) requestProgress(ctx context.Context, pr progressRequesting) {
+	t := time.NewTicker(b.opts.ProgressInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := pr.RequestProgress(ctx); err != nil && ctx.Err() == nil {
+				b.logger.Debug("progress request failed", "err", err)
+			}
+		}
+	}
+}
+
+// ForResource returns the inner backend's storage for the resource behind
+// a watch cache. It waits (boundedly) for the cache's first list, so that
+// the cache starts from the state at this call.
+func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, error) {
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed {
+		return nil, storage.NewError(storage.ErrCodeUnreachable, "", 0, "storage backend is closed")
+	}
+	s, err := b.inner.ForResource(cfg)
+	if err != nil {
+		return nil, err
+	}
+	progress := b.opts.ProgressInterval
+	if _, ok := b.inner.(progressRequesting); ok {
+		progress = -1 // the backend asks for all caches
+	}
+	c, err := New(Config{
+		Storage:          s,
+		ResourcePrefix:   cfg.ResourcePrefix,
+		NewFunc:          cfg.NewFunc,
+		NewListFunc:      cfg.NewListFunc,
+		HistorySize:      b.opts.HistorySize,
+		BookmarkInterval: b.opts.BookmarkInterval,
+		ProgressInterval: progress,
+		Logger:           b.logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		c.Stop()
+		return nil, storage.NewError(storage.ErrCodeUnreachable, "", 0, "storage backend is closed")
+	}
+	b.cachers = append(b.cachers, c)
+	b.mu.Unlock()
+	t := time.NewTimer(initialSyncTimeout)
+	defer t.Stop()
+	select {
+	case <-c.synced:
+	case <-t.C:
+		b.logger.Warn("watch cache not ready yet; serving from storage meanwhile", "resource", cfg.ResourcePrefix)
+	}
+	return c, nil
+}
+
+// Close stops every cache, then closes the inner backend.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	cachers := b.cachers
+	b.cachers = nil
+	b.mu.Unlock()
+	b.cancel()
+	b.wg.Wait()
+	for _, c := range cachers {
+		c.Stop()
+	}
+	return b.inner.Close()
+}
+
+// Compact compacts the inner backend up to rev and makes every cache
+// forget its history up to rev, so that watches from before rev get 410
+// Gone from the cache as they would from storage.
+func (b *Backend) Compact(ctx context.Context, rev int64) error {
+	c, ok := b.inner.(compactor)
+	if !ok {
+		return errors.New("cacher: the inner storage backend cannot compact")
+	}
+	if err := c.Compact(ctx, rev); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range b.cachers {
+		c.state.trim(uint64(rev))
+	}
+	return nil
+}
+
+// RequestProgress asks the inner backend to send progress notifications to
+// its watches, the caches' included.
+func (b *Backend) RequestProgress(ctx context.Context) error {
+	pr, ok := b.inner.(progressRequesting)
+	if !ok {
+		return errors.New("cacher: the inner storage backend cannot be asked for progress")
+	}
+	return pr.RequestProgress(ctx)
+}

@@ -1,0 +1,219 @@
+package cacher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/internal/storage"
+)
+
+// readMode says where a read is served and how fresh it must be.
+type readMode int
+
+const (
+	readFromStorage readMode = iota // exact revisions, continued pages
+	readConsistent                  // "": as fresh as storage now
+	readAny                         // "0": whatever the cache has
+	readAtLeast                     // N: not older than N
+)
+
+// listMode classifies a list request.
+func (c *Cacher) listMode(opts storage.ListOptions) (readMode, uint64, error) {
+	if opts.Recursive && opts.Predicate.Continue != "" {
+		return readFromStorage, 0, nil
+	}
+	if opts.ResourceVersion == "" {
+		return readConsistent, 0, nil
+	}
+	rv, err := c.versioner.ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return 0, 0, err
+	}
+	switch opts.ResourceVersionMatch {
+	case metav1.ResourceVersionMatchNotOlderThan:
+	case "":
+		// Legacy: a paged list at an explicit revision reads at it.
+		if rv != 0 && opts.Recursive && opts.Predicate.Limit > 0 {
+			return readFromStorage, 0, nil
+		}
+	default: // Exact, and unknown values storage rejects
+		return readFromStorage, 0, nil
+	}
+	if rv == 0 {
+		return readAny, 0, nil
+	}
+	return readAtLeast, rv, nil
+}
+
+// wait blocks until the cache may serve a read of mode; errUseStorage sends
+// the read to storage.
+func (c *Cacher) wait(ctx context.Context, key string, mode readMode, rv uint64) error {
+	switch mode {
+	case readFromStorage:
+		return errUseStorage
+	case readConsistent:
+		return c.waitConsistent(ctx)
+	case readAny:
+		c.waitOwnWrites(ctx)
+		return nil
+	default:
+		return c.waitAtLeast(ctx, key, rv)
+	}
+}
+
+// GetList serves lists from the cache when their resourceVersion allows
+// (see listMode), with the predicate, paging (Limit) and a continue token
+// that storage resumes at the cache's revision.
+func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
+	if err := c.checkKey(key); err != nil {
+		return err
+	}
+	mode, rv, err := c.listMode(opts)
+	if err != nil {
+		return err
+	}
+	err = c.wait(ctx, key, mode, rv)
+	if err == nil {
+		err = c.listFromCache(key, opts, listObj)
+	}
+	if errors.Is(err, errUseStorage) {
+		return c.storage.GetList(ctx, key, opts, listObj)
+	}
+	return err
+}
+
+// page is what a list collects from the cache.
+type page struct {
+	items     []runtime.Object
+	lastKey   string
+	hasMore   bool
+	remaining int64 // keys after the page, counted only when unfiltered
+	rv        uint64
+}
+
+func (c *Cacher) listFromCache(key string, opts storage.ListOptions, listObj runtime.Object) error {
+	p, err := c.collect(key, opts)
+	if err != nil {
+		return err
+	}
+	if err := meta.SetList(listObj, p.items); err != nil {
+		return err
+	}
+	if !p.hasMore {
+		return c.versioner.UpdateList(listObj, p.rv, "", nil)
+	}
+	keyPrefix := prefixKey(key)
+	next, err := storage.EncodeContinue(p.lastKey+"\x00", keyPrefix, int64(p.rv))
+	if err != nil {
+		return err
+	}
+	var remaining *int64
+	// Only an unfiltered page knows how many of the keys left would match.
+	if opts.Predicate.Empty() {
+		remaining = &p.remaining
+	}
+	return c.versioner.UpdateList(listObj, p.rv, next, remaining)
+}
+
+// collect reads the matching objects under the state's read lock.
+func (c *Cacher) collect(key string, opts storage.ListOptions) (page, error) {
+	c.state.mu.RLock()
+	defer c.state.mu.RUnlock()
+	if !c.state.ready {
+		return page{}, errUseStorage
+	}
+	p := page{rv: c.state.rv}
+	pred := opts.Predicate
+	if !opts.Recursive {
+		if it, ok := c.state.getLocked(key); ok {
+			match, err := pred.Matches(it.obj)
+			if err != nil {
+				return p, err
+			}
+			if match {
+				p.items = append(p.items, it.obj)
+			}
+		}
+		return p, nil
+	}
+	limit := int(pred.Limit)
+	var err error
+	c.state.ascendLocked(prefixKey(key), func(it *item) bool {
+		if limit > 0 && len(p.items) >= limit {
+			p.hasMore = true
+			// Keep walking only to count what is left for an unfiltered page.
+			p.remaining++
+			return pred.Empty()
+		}
+		var match bool
+		if match, err = pred.Matches(it.obj); err != nil {
+			return false
+		}
+		p.lastKey = it.key
+		if match {
+			p.items = append(p.items, it.obj)
+		}
+		return true
+	})
+	return p, err
+}
+
+// Get serves resourceVersion "0" and N (once the cache has reached N) from
+// the cache; "" reads storage.
+func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
+	if opts.ResourceVersion == "" {
+		return c.storage.Get(ctx, key, opts, out)
+	}
+	if err := c.checkKey(key); err != nil {
+		return err
+	}
+	rv, err := c.versioner.ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return err
+	}
+	mode := readAtLeast
+	if rv == 0 {
+		mode = readAny
+	}
+	err = c.wait(ctx, key, mode, rv)
+	if err == nil {
+		err = c.getFromCache(key, opts, out)
+	}
+	if errors.Is(err, errUseStorage) {
+		return c.storage.Get(ctx, key, opts, out)
+	}
+	return err
+}
+
+func (c *Cacher) getFromCache(key string, opts storage.GetOptions, out runtime.Object) error {
+	c.state.mu.RLock()
+	ready := c.state.ready
+	it, found := c.state.getLocked(key)
+	c.state.mu.RUnlock()
+	switch {
+	case !ready:
+		return errUseStorage
+	case !found && opts.IgnoreNotFound:
+		return runtime.SetZeroValue(out)
+	case !found:
+		return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
+	}
+	return copyInto(out, it.obj.DeepCopyObject())
+}
+
+// copyInto stores obj (a pointer to a struct) in out, which must have the
+// same type.
+func copyInto(out, obj runtime.Object) error {
+	dst, src := reflect.ValueOf(out), reflect.ValueOf(obj)
+	if dst.Kind() != reflect.Pointer || dst.IsNil() || dst.Type() != src.Type() {
+		return fmt.Errorf("cannot store a %T in a %T", obj, out)
+	}
+	dst.Elem().Set(src.Elem())
+	return nil
+}

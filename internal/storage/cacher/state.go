@@ -1,0 +1,138 @@
+package cacher
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/google/btree"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// item is one object of the cache under its storage key.
+type item struct {
+	key string
+	obj runtime.Object
+}
+
+// state is what the cache knows: the objects sorted by key, the recent
+// changes and the revision both reflect. The reflector writes it; reads and
+// new watches take the read lock.
+type state struct {
+	mu      sync.RWMutex
+	items   *btree.BTreeG[*item]
+	history *ring
+	rv      uint64
+	// ready is false until the first list and after the underlying watch
+	// breaks, until the relist; reads then go to the underlying storage.
+	ready bool
+	// changed is closed and replaced whenever rv or ready changes, waking
+	// everyone waiting for the cache to catch up.
+	changed chan struct{}
+}
+
+func newState(historySize int) *state {
+	return &state{
+		items:   newItems(),
+		history: newRing(historySize),
+		changed: make(chan struct{}),
+	}
+}
+
+func newItems() *btree.BTreeG[*item] {
+	return btree.NewG(32, func(a, b *item) bool { return a.key < b.key })
+}
+
+func (s *state) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// view returns the revision, readiness and the channel that closes on the
+// next change of either.
+func (s *state) view() (rv uint64, ready bool, changed <-chan struct{}) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.rv, s.ready, s.changed
+}
+
+// replace installs a fresh list at revision rv and marks the cache ready.
+func (s *state) replace(items []*item, rv uint64) {
+	tree := newItems()
+	for _, it := range items {
+		tree.ReplaceOrInsert(it)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.items = tree
+	s.history.reset(rv)
+	s.rv = rv
+	s.ready = true
+	s.notifyLocked()
+}
+
+// apply records a change reported by the underlying watch and returns the
+// event to dispatch; nil when the change is older than the cache.
+func (s *state) apply(typ watch.EventType, key string, obj runtime.Object, rv uint64) *event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rv <= s.rv {
+		return nil
+	}
+	ev := &event{typ: typ, key: key, rv: rv, obj: obj}
+	if old, ok := s.items.Get(&item{key: key}); ok {
+		ev.prev = old.obj
+	}
+	if typ == watch.Deleted {
+		s.items.Delete(&item{key: key})
+	} else {
+		s.items.ReplaceOrInsert(&item{key: key, obj: obj})
+	}
+	s.history.push(ev)
+	s.rv = rv
+	s.notifyLocked()
+	return ev
+}
+
+// advance moves the revision forward on a progress notification: every
+// change up to rv has been applied.
+func (s *state) advance(rv uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rv > s.rv {
+		s.rv = rv
+		s.notifyLocked()
+	}
+}
+
+func (s *state) setNotReady() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ready {
+		s.ready = false
+		s.notifyLocked()
+	}
+}
+
+// trim forgets the history up to rv after a compaction.
+func (s *state) trim(rv uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history.trim(rv)
+}
+
+// getLocked returns the object at key. Callers hold mu.
+func (s *state) getLocked(key string) (*item, bool) {
+	return s.items.Get(&item{key: key})
+}
+
+// ascendLocked visits the items whose key starts with prefix, in key
+// order, until visit returns false. Callers hold mu.
+func (s *state) ascendLocked(prefix string, visit func(*item) bool) {
+	s.items.AscendGreaterOrEqual(&item{key: prefix}, func(it *item) bool {
+		if !strings.HasPrefix(it.key, prefix) {
+			return false
+		}
+		return visit(it)
+	})
+}

@@ -1,0 +1,168 @@
+package cacher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/kapi-dev/kapi/internal/storage"
+)
+
+const (
+	// waitTimeout bounds how long a request waits for the cache to reach a
+	// revision (upstream's 3s) before it fails or goes to storage.
+	waitTimeout = 3 * time.Second
+	// progressRequestInterval is how often the cache asks for a progress
+	// notification while requests are waiting for it to catch up.
+	progressRequestInterval = 100 * time.Millisecond
+)
+
+var (
+	// errUseStorage: the cache cannot answer (it is relisting, too slow for
+	// a consistent read, or the read needs a past revision); storage does.
+	errUseStorage = errors.New("watch cache cannot serve the request")
+	// errWaitTimeout: the cache did not reach the revision in time.
+	errWaitTimeout = errors.New("watch cache did not catch up in time")
+)
+
+// waitForRV blocks until the cache is at revision rv or later. While it
+// waits the cache asks the underlying storage for progress notifications,
+// so a revision reached only by other resources' writes arrives as a
+// bookmark. It returns the cache's revision, and errUseStorage (not ready),
+// errWaitTimeout or the context's error when it cannot wait.
+func (c *Cacher) waitForRV(ctx context.Context, rv uint64) (uint64, error) {
+	cur, ready, changed := c.state.view()
+	if !ready {
+		return cur, errUseStorage
+	}
+	if cur >= rv {
+		return cur, nil
+	}
+	c.progress.waiting(1)
+	defer c.progress.waiting(-1)
+	timer := time.NewTimer(waitTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-changed:
+		case <-timer.C:
+			return cur, errWaitTimeout
+		case <-ctx.Done():
+			return cur, ctx.Err()
+		}
+		cur, ready, changed = c.state.view()
+		if !ready {
+			return cur, errUseStorage
+		}
+		if cur >= rv {
+			return cur, nil
+		}
+	}
+}
+
+// waitAtLeast waits for revision rv as a request asking for "not older
+// than rv" does: a revision the cache does not reach in time is too large.
+func (c *Cacher) waitAtLeast(ctx context.Context, key string, rv uint64) error {
+	cur, err := c.waitForRV(ctx, rv)
+	if errors.Is(err, errWaitTimeout) {
+		return storage.NewError(storage.ErrCodeTooLargeResourceVersion, key, int64(rv),
+			fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur))
+	}
+	return err
+}
+
+// waitConsistent waits until the cache holds everything the underlying
+// storage had when the request arrived. errUseStorage (also on a timeout)
+// sends the request to storage.
+func (c *Cacher) waitConsistent(ctx context.Context) error {
+	if _, ready, _ := c.state.view(); !ready {
+		return errUseStorage
+	}
+	rv, err := c.storage.CurrentResourceVersion(ctx)
+	if err != nil {
+		return errUseStorage // storage answers with its own error
+	}
+	if _, err := c.waitForRV(ctx, rv); errors.Is(err, errWaitTimeout) {
+		c.logger.Debug("watch cache too slow for a consistent read, using storage", "resourceVersion", rv)
+		return errUseStorage
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// waitOwnWrites waits (briefly) for the cache to see the writes made
+// through it, so that a client reading at resourceVersion "0" after its own
+// write sees it. Failing to catch up is not an error: "0" allows any state.
+func (c *Cacher) waitOwnWrites(ctx context.Context) {
+	if rv := c.written.Load(); rv > 0 {
+		_, _ = c.waitForRV(ctx, rv)
+	}
+}
+
+// waitReady waits for the cache to be ready, at most waitTimeout.
+func (c *Cacher) waitReady(ctx context.Context) bool {
+	if _, ready, _ := c.state.view(); ready {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, waitTimeout)
+	defer cancel()
+	return c.WaitReady(ctx) == nil
+}
+
+// progressRequester asks the underlying storage for progress
+// notifications: every progressRequestInterval while requests wait for the
+// cache, and every idle interval otherwise (when enabled).
+type progressRequester struct {
+	storage storage.Interface
+	idle    time.Duration // <= 0: only while requests wait
+	logger  *slog.Logger
+	waiters atomic.Int64
+	wake    chan struct{} // signalled when the first waiter arrives
+}
+
+func newProgressRequester(s storage.Interface, idle time.Duration, logger *slog.Logger) *progressRequester {
+	return &progressRequester{storage: s, idle: idle, logger: logger, wake: make(chan struct{}, 1)}
+}
+
+func (p *progressRequester) waiting(delta int64) {
+	if p.waiters.Add(delta) == 1 && delta > 0 {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (p *progressRequester) run(ctx context.Context) {
+	var idle <-chan time.Time
+	if p.idle > 0 {
+		t := time.NewTicker(p.idle)
+		defer t.Stop()
+		idle = t.C
+	}
+	for {
+		if p.waiters.Load() == 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-p.wake:
+			case <-idle:
+			}
+		} else {
+			t := time.NewTimer(progressRequestInterval)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		if err := p.storage.RequestWatchProgress(ctx); err != nil && ctx.Err() == nil {
+			p.logger.Debug("progress request failed", "err", err)
+		}
+	}
+}
