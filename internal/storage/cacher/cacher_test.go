@@ -69,4 +69,3 @@ func TestConformance(t *testing.T) {
 		})
 	})
 }
-
