@@ -256,17 +256,7 @@ func (c *Cacher) RequestWatchProgress(ctx context.Context) error {
 
 // checkKey rejects keys outside the resource's folder, as the underlying
 // storage does for the requests the cache answers itself.
-func (c *Cacher) checkKey(key string) error {
-	if key != c.prefix && !strings.HasPrefix(key, c.prefix+"/") {
-		return storage.NewError(storage.ErrCodeInvalidObj, key, 0, "key is outside the resource prefix "+c.prefix)
-	}
-	for seg := range strings.SplitSeq(key, "/") {
-		if seg == ".." || seg == "." {
-			return storage.NewError(storage.ErrCodeInvalidObj, key, 0, "key must not contain . or .. segments")
-		}
-	}
-	return nil
-}
+func (c *Cacher) checkKey(key string) error { return storage.CheckKey(key, c.prefix) }
 
 // keyOf is the storage key of obj: <prefix>/<namespace>/<name>, or
 // <prefix>/<name> for cluster-scoped objects, as the registry builds keys.

@@ -1,48 +1,24 @@
 package cacher
 
 import (
-	"context"
 	"flag"
-	"fmt"
 	"os"
-	"sync/atomic"
 	"testing"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3"
-	"github.com/kapi-dev/kapi/internal/storage/etcd3/embedded"
+	"github.com/kapi-dev/kapi/internal/storage/etcd3/etcdtest"
 	"github.com/kapi-dev/kapi/internal/storage/memory"
 	"github.com/kapi-dev/kapi/internal/storage/storagetest"
 )
 
-// testClient talks to the one embedded etcd the package's tests share; each
-// test gets its own key prefix.
-var testClient *clientv3.Client
-
-var prefixes atomic.Int64
+// shared is the one embedded etcd the package's tests share; each test
+// gets its own key prefix.
+var shared etcdtest.Etcd
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	os.Exit(runWithEtcd(m))
-}
-
-func runWithEtcd(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "kapi-cacher-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	srv, err := embedded.StartWithOptions(context.Background(), embedded.Options{Dir: dir, UnsafeNoFsync: true})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer srv.Close()
-	testClient = srv.Client()
-	return storagetest.Run(m)
+	os.Exit(shared.Main(m, false))
 }
 
 // cachedBackend wraps inner in a cache backend closed when the test ends.
@@ -64,8 +40,8 @@ func TestConformance(t *testing.T) {
 	})
 	t.Run("etcd3", func(t *testing.T) {
 		storagetest.RunTests(t, func(t *testing.T) storage.Backend {
-			prefix := fmt.Sprintf("/registry-cacher-test-%d", prefixes.Add(1))
-			return cachedBackend(t, etcd3.New(testClient, prefix, nil))
+			prefix := shared.NewPrefix("registry-cacher-test")
+			return cachedBackend(t, etcd3.New(shared.Client(), prefix, nil))
 		})
 	})
 }

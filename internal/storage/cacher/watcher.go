@@ -8,8 +8,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -255,16 +253,9 @@ func (w *cacheWatcher) transform(o *outgoing) (ev watch.Event, ok bool, err erro
 // sendBookmark sends an object of the resource's kind carrying only rv
 // (and, at the end of the initial state, the initial-events-end annotation).
 func (w *cacheWatcher) sendBookmark(rv uint64, initialEnd bool) bool {
-	obj := w.c.newFunc()
-	if err := w.c.versioner.UpdateObject(obj, rv); err != nil {
+	obj, err := storage.NewBookmark(w.c.newFunc, w.c.versioner, rv, initialEnd)
+	if err != nil {
 		return w.sendError(err)
-	}
-	if initialEnd {
-		accessor, err := meta.Accessor(obj)
-		if err != nil {
-			return w.sendError(err)
-		}
-		accessor.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
 	}
 	return w.send(watch.Event{Type: watch.Bookmark, Object: obj})
 }

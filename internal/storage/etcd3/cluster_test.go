@@ -30,7 +30,7 @@ func skipShort(t *testing.T) {
 
 // newBackendOn returns a backend on client with a fresh key prefix.
 func newBackendOn(tb testing.TB, client *clientv3.Client) *Backend {
-	b := New(client, fmt.Sprintf("/registry-test-%d", prefixes.Add(1)), nil)
+	b := New(client, shared.NewPrefix("registry-test"), nil)
 	tb.Cleanup(func() {
 		if err := b.Close(); err != nil {
 			tb.Errorf("Close: %v", err)

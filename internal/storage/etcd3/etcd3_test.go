@@ -1,53 +1,29 @@
 package etcd3
 
 import (
-	"context"
 	"flag"
-	"fmt"
 	"os"
-	"sync/atomic"
 	"testing"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-
 	"github.com/kapi-dev/kapi/internal/storage"
-	"github.com/kapi-dev/kapi/internal/storage/etcd3/embedded"
+	"github.com/kapi-dev/kapi/internal/storage/etcd3/etcdtest"
 	"github.com/kapi-dev/kapi/internal/storage/storagetest"
 )
 
 var fsync = flag.Bool("etcd.fsync", false, "run the test etcd with fsync (slower, like production)")
 
-// testClient talks to the one embedded etcd the package's tests share; each
-// test gets its own key prefix.
-var testClient *clientv3.Client
-
-var prefixes atomic.Int64
+// shared is the one embedded etcd the package's tests share; each test
+// gets its own key prefix.
+var shared etcdtest.Etcd
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	os.Exit(runWithEtcd(m))
-}
-
-func runWithEtcd(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "kapi-etcd3-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	srv, err := embedded.StartWithOptions(context.Background(), embedded.Options{Dir: dir, UnsafeNoFsync: !*fsync})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer srv.Close()
-	testClient = srv.Client()
-	return storagetest.Run(m)
+	os.Exit(shared.Main(m, *fsync))
 }
 
 // newBackend returns a backend on a fresh key prefix of the shared etcd.
 func newBackend(tb testing.TB) *Backend {
-	b := New(testClient, fmt.Sprintf("/registry-test-%d", prefixes.Add(1)), nil)
+	b := New(shared.Client(), shared.NewPrefix("registry-test"), nil)
 	tb.Cleanup(func() {
 		if err := b.Close(); err != nil {
 			tb.Errorf("Close: %v", err)

@@ -22,7 +22,7 @@ import (
 // key /registry/configmaps/<ns>/<name> and a protobuf value in the
 // "k8s\x00" envelope that plain apimachinery decodes.
 func TestStoredLayout(t *testing.T) {
-	b := New(testClient, "/registry", nil)
+	b := New(shared.Client(), "/registry", nil)
 	t.Cleanup(func() { _ = b.Close() })
 	s, err := b.ForResource(storagetest.ConfigMapResource())
 	if err != nil {
@@ -40,7 +40,7 @@ func TestStoredLayout(t *testing.T) {
 		}
 	})
 
-	resp, err := testClient.Get(t.Context(), "/registry/configmaps/layout/cm")
+	resp, err := shared.Client().Get(t.Context(), "/registry/configmaps/layout/cm")
 	if err != nil || len(resp.Kvs) != 1 {
 		t.Fatalf("raw Get = %v, %v; want one key", resp, err)
 	}
@@ -106,7 +106,7 @@ func TestWatchCompactedMessage(t *testing.T) {
 // TestCloseKeepsClient checks that closing the backend ends its watches but
 // leaves the shared client usable.
 func TestCloseKeepsClient(t *testing.T) {
-	b := New(testClient, "/registry-close", nil)
+	b := New(shared.Client(), "/registry-close", nil)
 	s, err := b.ForResource(storagetest.ConfigMapResource())
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestCloseKeepsClient(t *testing.T) {
 	if _, err := s.Watch(t.Context(), "/configmaps", storage.ListOptions{Recursive: true}); storage.CodeOf(err) != storage.ErrCodeUnreachable {
 		t.Errorf("Watch after Close = %v, want ErrCodeUnreachable", err)
 	}
-	if _, err := testClient.Get(t.Context(), "/registry-close"); err != nil {
+	if _, err := shared.Client().Get(t.Context(), "/registry-close"); err != nil {
 		t.Errorf("client unusable after backend Close: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package etcd3
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -22,7 +21,7 @@ func TestRequestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := NewWithOptions(testClient, Options{Prefix: fmt.Sprintf("/registry-test-%d", prefixes.Add(1)), Metrics: m})
+	b := NewWithOptions(shared.Client(), Options{Prefix: shared.NewPrefix("registry-test"), Metrics: m})
 	t.Cleanup(func() { _ = b.Close() })
 	cfg := storagetest.ConfigMapResource()
 	cfg.GroupResource = schema.GroupResource{Resource: "configmaps"}

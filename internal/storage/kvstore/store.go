@@ -27,19 +27,8 @@ var _ storage.Interface = (*store)(nil)
 
 func (s *store) Versioner() storage.Versioner { return s.versioner }
 
-// checkKey rejects keys outside the resource's folder and keys that climb
-// out of it with "..", so one resource's store cannot touch another's data.
-func (s *store) checkKey(key string) error {
-	if key != s.resourcePrefix && !strings.HasPrefix(key, s.resourcePrefix+"/") {
-		return storage.NewError(storage.ErrCodeInvalidObj, key, 0, "key is outside the resource prefix "+s.resourcePrefix)
-	}
-	for seg := range strings.SplitSeq(key, "/") {
-		if seg == ".." || seg == "." {
-			return storage.NewError(storage.ErrCodeInvalidObj, key, 0, "key must not contain . or .. segments")
-		}
-	}
-	return nil
-}
+// checkKey rejects keys outside the resource's folder.
+func (s *store) checkKey(key string) error { return storage.CheckKey(key, s.resourcePrefix) }
 
 // prefixKey returns the range prefix for a recursive read of key.
 func prefixKey(key string) string {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -163,18 +162,10 @@ func (ws *watchStream) send(ctx context.Context, ev watch.Event) bool {
 // sendBookmark sends an object of the resource's kind carrying only rev
 // (and, at the end of the initial state, the initial-events-end annotation).
 func (ws *watchStream) sendBookmark(ctx context.Context, rev int64, initialEnd bool) bool {
-	obj := ws.s.newFunc()
-	if err := ws.s.versioner.UpdateObject(obj, uint64(rev)); err != nil {
+	obj, err := storage.NewBookmark(ws.s.newFunc, ws.s.versioner, uint64(rev), initialEnd)
+	if err != nil {
 		ws.sendError(ctx, err)
 		return false
-	}
-	if initialEnd {
-		accessor, err := meta.Accessor(obj)
-		if err != nil {
-			ws.sendError(ctx, err)
-			return false
-		}
-		accessor.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
 	}
 	return ws.send(ctx, watch.Event{Type: watch.Bookmark, Object: obj})
 }
