@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/cacher"
 	"github.com/kapi-dev/kapi/internal/storage/storagetest"
 	"github.com/kapi-dev/kapi/test/tools/etcd/etcdcluster"
 )
@@ -39,10 +40,21 @@ func newBackendOn(tb testing.TB, client *clientv3.Client) *Backend {
 	return b
 }
 
+// TestConformanceCluster runs the suite on the cluster directly and
+// through the watch cache.
 func TestConformanceCluster(t *testing.T) {
 	skipShort(t)
 	client := etcdcluster.Start(t, etcdcluster.Options{}).Client(t)
-	storagetest.RunTests(t, func(t *testing.T) storage.Backend { return newBackendOn(t, client) })
+	t.Run("etcd3", func(t *testing.T) {
+		storagetest.RunTests(t, func(t *testing.T) storage.Backend { return newBackendOn(t, client) })
+	})
+	t.Run("watch-cache", func(t *testing.T) {
+		storagetest.RunTests(t, func(t *testing.T) storage.Backend {
+			b := cacher.NewBackend(newBackendOn(t, client), cacher.Options{})
+			t.Cleanup(func() { _ = b.Close() })
+			return b
+		})
+	})
 }
 
 // configMaps writes and reads configmaps through a backend and remembers
