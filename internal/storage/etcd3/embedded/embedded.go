@@ -82,7 +82,7 @@ func StartWithOptions(ctx context.Context, opts Options) (*Server, error) {
 
 // startEtcd starts etcd on fresh loopback ports and waits for it to be ready.
 func startEtcd(ctx context.Context, opts Options) (*embed.Etcd, error) {
-	ports, err := freePorts(2)
+	ports, err := FreePorts(2)
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd: %w", err)
 	}
@@ -150,8 +150,9 @@ func connect(e *embed.Etcd, logger *slog.Logger) (*Server, error) {
 	return &Server{etcd: e, client: client, endpoints: endpoints}, nil
 }
 
-// freePorts finds n distinct free loopback ports.
-func freePorts(n int) ([]int, error) {
+// FreePorts finds n distinct free loopback ports. Another process may take
+// one before the caller binds it; callers retry on "address already in use".
+func FreePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -15,7 +15,6 @@ import (
 	"crypto/tls"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +24,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/kapi-dev/kapi/internal/storage/etcd3/embedded"
 )
 
 // Timing. The raft ticks are shorter than etcd's defaults (100 ms
@@ -125,7 +126,7 @@ func Start(tb testing.TB, opts Options) *Cluster {
 // boot starts n members on fresh ports and data directories and waits until
 // all serve. On failure it returns the member that failed, if one did.
 func (c *Cluster) boot(n int) (*member, error) {
-	ports, err := freePorts(2 * n)
+	ports, err := embedded.FreePorts(2 * n)
 	if err != nil {
 		return nil, err
 	}
@@ -390,20 +391,6 @@ func (c *Cluster) stopAll(report bool) {
 				m.index, err, m.logPath, logTail(m.logPath, logTailLines))
 		}
 	}
-}
-
-// freePorts finds n distinct free loopback ports.
-func freePorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close() // hold every port until all are chosen
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 func randomHex() string {
