@@ -48,6 +48,7 @@ type Kapi struct {
 	waitErr  error         // set before done is closed
 	stopOnce sync.Once
 	stopErr  error
+	killed   bool // by Kill, on purpose
 }
 
 // Option configures StartKapi.
@@ -146,7 +147,7 @@ func (k *Kapi) start(t testing.TB, c startConfig) error {
 		if k.restConfig == nil {
 			return
 		}
-		if err != nil {
+		if err != nil && !k.killed {
 			t.Logf("stopping kapi: %v", err)
 		}
 		if t.Failed() {
@@ -184,6 +185,7 @@ func (k *Kapi) Stop() error {
 // for the process to go.
 func (k *Kapi) Kill() {
 	k.stopOnce.Do(func() {
+		k.killed = true
 		_ = k.cmd.Process.Kill()
 		<-k.done
 		k.stopErr = k.waitErr
