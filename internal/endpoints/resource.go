@@ -105,6 +105,10 @@ func (g *APIGroupVersion) installResource(path string) (*resourceHandlers, metav
 			apiResource.SingularName = p.GetSingularName()
 		}
 		storageVersion := kind.GroupVersion()
+		if kinds, _, err := g.Scheme.ObjectKinds(storage.New()); err == nil && len(kinds) > 0 {
+			// the storage's own object is the hub the data is stored in
+			storageVersion = kinds[0].GroupVersion()
+		}
 		if v, ok := storage.(StorageVersioner); ok {
 			storageVersion = v.StorageVersion()
 		}
@@ -129,6 +133,9 @@ func (g *APIGroupVersion) namespaced(resource string) (bool, error) {
 // kindOf is the kind storage serves: the one of its object in this group,
 // else the object's own (a subresource of another group's kind).
 func (g *APIGroupVersion) kindOf(storage rest.Storage) (schema.GroupVersionKind, error) {
+	if p, ok := storage.(rest.GroupVersionKindProvider); ok {
+		return p.GroupVersionKind(g.GroupVersion), nil
+	}
 	obj := storage.New()
 	kinds, _, err := g.Scheme.ObjectKinds(obj)
 	if err != nil {

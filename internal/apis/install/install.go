@@ -8,8 +8,25 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	admissionregistrationinstall "github.com/kapi-dev/kapi/internal/apis/admissionregistration/install"
+	appsinstall "github.com/kapi-dev/kapi/internal/apis/apps/install"
+	authenticationinstall "github.com/kapi-dev/kapi/internal/apis/authentication/install"
+	authorizationinstall "github.com/kapi-dev/kapi/internal/apis/authorization/install"
+	autoscalinginstall "github.com/kapi-dev/kapi/internal/apis/autoscaling/install"
+	batchinstall "github.com/kapi-dev/kapi/internal/apis/batch/install"
+	certificatesinstall "github.com/kapi-dev/kapi/internal/apis/certificates/install"
 	coordinationinstall "github.com/kapi-dev/kapi/internal/apis/coordination/install"
 	coreinstall "github.com/kapi-dev/kapi/internal/apis/core/install"
+	discoveryinstall "github.com/kapi-dev/kapi/internal/apis/discovery/install"
+	eventsinstall "github.com/kapi-dev/kapi/internal/apis/events/install"
+	flowcontrolinstall "github.com/kapi-dev/kapi/internal/apis/flowcontrol/install"
+	networkinginstall "github.com/kapi-dev/kapi/internal/apis/networking/install"
+	nodeinstall "github.com/kapi-dev/kapi/internal/apis/node/install"
+	policyinstall "github.com/kapi-dev/kapi/internal/apis/policy/install"
+	rbacinstall "github.com/kapi-dev/kapi/internal/apis/rbac/install"
+	resourceinstall "github.com/kapi-dev/kapi/internal/apis/resource/install"
+	schedulinginstall "github.com/kapi-dev/kapi/internal/apis/scheduling/install"
+	storageinstall "github.com/kapi-dev/kapi/internal/apis/storage/install"
 )
 
 // groupInstallers lists every API group's Install, in registration order.
@@ -18,6 +35,23 @@ func groupInstallers() []func(*runtime.Scheme) error {
 	return []func(*runtime.Scheme) error{
 		coreinstall.Install,
 		coordinationinstall.Install,
+		appsinstall.Install,
+		batchinstall.Install,
+		autoscalinginstall.Install,
+		networkinginstall.Install,
+		policyinstall.Install,
+		rbacinstall.Install,
+		storageinstall.Install,
+		discoveryinstall.Install,
+		eventsinstall.Install,
+		schedulinginstall.Install,
+		nodeinstall.Install,
+		certificatesinstall.Install,
+		admissionregistrationinstall.Install,
+		flowcontrolinstall.Install,
+		authenticationinstall.Install,
+		authorizationinstall.Install,
+		resourceinstall.Install,
 	}
 }
 

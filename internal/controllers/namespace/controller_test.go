@@ -11,7 +11,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/registry/core/configmap"
 	"github.com/kapi-dev/kapi/internal/registry/core/namespace"
-	"github.com/kapi-dev/kapi/internal/registry/core/registrytest"
+	"github.com/kapi-dev/kapi/internal/registry/registrytest"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 

@@ -50,6 +50,12 @@ func (s *Store) GetSingularName() string {
 	return s.SingularQualifiedResource.Resource
 }
 
+// ShortNames are the aliases kubectl accepts (cm, deploy, ...).
+func (s *Store) ShortNames() []string { return s.ShortNamesList }
+
+// Categories are the groups of resources kubectl get accepts (all, ...).
+func (s *Store) Categories() []string { return s.CategoriesList }
+
 // qualifiedResource names the resource in errors the way the request
 // named it (a resource served under two groups is reported under the group
 // asked for); code that calls the store directly gets the default.

@@ -36,6 +36,9 @@ type StoreSpec struct {
 	// AttrFunc returns labels and selectable fields; nil means the
 	// default attributes of the strategy's scope.
 	AttrFunc storage.AttrFunc
+	// ShortNames and Categories are announced in discovery (kubectl get
+	// cm, kubectl get all).
+	ShortNames, Categories []string
 }
 
 // NewStore builds the store spec describes and completes it with the
@@ -54,6 +57,8 @@ func NewStore(spec StoreSpec, optsGetter RESTOptionsGetter) (*Store, error) {
 		UpdateStrategy:            spec.Strategy,
 		DeleteStrategy:            spec.Strategy,
 		TableConvertor:            spec.TableConvertor,
+		ShortNamesList:            spec.ShortNames,
+		CategoriesList:            spec.Categories,
 	}
 	if err := s.CompleteWithOptions(&StoreOptions{RESTOptions: optsGetter, AttrFunc: spec.AttrFunc}); err != nil {
 		return nil, err

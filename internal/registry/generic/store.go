@@ -52,6 +52,9 @@ type Store struct {
 	// TableConvertor renders Tables; the default prints NAME and CREATED AT.
 	TableConvertor rest.TableConvertor
 
+	// ShortNamesList and CategoriesList are announced in discovery.
+	ShortNamesList, CategoriesList []string
+
 	// Storage is filled by CompleteWithOptions.
 	Storage storage.Interface
 

@@ -10,6 +10,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -155,4 +156,12 @@ func (i *defaultUpdatedObjectInfo) Preconditions() *metav1.Preconditions {
 
 func (i *defaultUpdatedObjectInfo) UpdatedObject(context.Context, runtime.Object) (runtime.Object, error) {
 	return i.obj.DeepCopyObject(), nil
+}
+
+// GroupVersionKindProvider is implemented by storage that serves its
+// objects as another kind than its New object's, such as events.k8s.io/v1
+// Events over the core/v1 Event storage. The handlers convert between the
+// two through the scheme.
+type GroupVersionKindProvider interface {
+	GroupVersionKind(containingGV schema.GroupVersion) schema.GroupVersionKind
 }

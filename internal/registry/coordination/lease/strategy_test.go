@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
-	"github.com/kapi-dev/kapi/internal/registry/core/registrytest"
+	"github.com/kapi-dev/kapi/internal/registry/registrytest"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 

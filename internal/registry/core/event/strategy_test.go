@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
-	"github.com/kapi-dev/kapi/internal/registry/core/registrytest"
+	"github.com/kapi-dev/kapi/internal/registry/registrytest"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 

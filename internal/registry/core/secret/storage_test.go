@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
-	"github.com/kapi-dev/kapi/internal/registry/core/registrytest"
+	"github.com/kapi-dev/kapi/internal/registry/registrytest"
 )
 
 func TestStorage(t *testing.T) {

