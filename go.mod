@@ -3,6 +3,7 @@ module github.com/kapi-dev/kapi
 go 1.26.8
 
 require (
+	github.com/go-jose/go-jose/v4 v4.1.8
 	github.com/google/btree v1.1.3
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.24.0
