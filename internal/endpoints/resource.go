@@ -43,6 +43,9 @@ func verbTable() map[string]verbHandler {
 			return handlers.ListResource(r, rw, scope, true), ok
 		},
 		"create": func(s rest.Storage, scope *handlers.RequestScope) (http.Handler, bool) {
+			if r, ok := s.(rest.NamedCreater); ok {
+				return handlers.CreateNamedResource(r, scope), true
+			}
 			r, ok := s.(rest.Creater)
 			return handlers.CreateResource(r, scope), ok
 		},

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/internal/admission"
@@ -18,8 +19,22 @@ var namespaceGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespa
 // CreateResource serves POST to a collection: decode, mutating admission,
 // then storage, which runs validating admission after its own validation.
 func CreateResource(r rest.Creater, scope *RequestScope) http.HandlerFunc {
+	return createHandler(r.New, false, func(ctx context.Context, _ string, obj runtime.Object, v rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
+		return r.Create(ctx, obj, v, opts)
+	}, scope)
+}
+
+// CreateNamedResource serves POST to a subresource of one object, such as
+// pods/{name}/binding: the storage gets the parent's name.
+func CreateNamedResource(r rest.NamedCreater, scope *RequestScope) http.HandlerFunc {
+	return createHandler(r.New, true, r.Create, scope)
+}
+
+type createFunc func(ctx context.Context, name string, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error)
+
+func createHandler(newObj func() runtime.Object, named bool, create createFunc, scope *RequestScope) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
-		t, err := scope.resolve(req, false)
+		t, err := scope.resolve(req, named)
 		if err != nil {
 			scope.err(err, w, req)
 			return
@@ -41,13 +56,13 @@ func CreateResource(r rest.Creater, scope *RequestScope) http.HandlerFunc {
 			scope.err(err, w, req)
 			return
 		}
-		obj, err := scope.decodeBody(req, body, r.New(), fieldValidation(opts.FieldValidation))
+		obj, err := scope.decodeBody(req, body, newObj(), fieldValidation(opts.FieldValidation))
 		if err != nil {
 			scope.err(err, w, req)
 			return
 		}
-		var name string
-		if accessor, err := meta.Accessor(obj); err == nil {
+		name := t.name
+		if accessor, err := meta.Accessor(obj); err == nil && !named {
 			name = accessor.GetName()
 		}
 		// A namespace is its own namespace for admission.
@@ -67,7 +82,7 @@ func CreateResource(r rest.Creater, scope *RequestScope) http.HandlerFunc {
 			return
 		}
 		dedupOwnerReferences(req.Context(), obj, true)
-		result, err := r.Create(ctx, obj, scope.validateObject(admission.Create, namespace, name, dry), opts)
+		result, err := create(ctx, t.name, obj, scope.validateObject(admission.Create, namespace, name, dry), opts)
 		if err != nil {
 			scope.err(err, w, req)
 			return

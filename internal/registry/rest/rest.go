@@ -90,6 +90,14 @@ type UpdatedObjectInfo interface {
 	UpdatedObject(ctx context.Context, oldObj runtime.Object) (newObj runtime.Object, err error)
 }
 
+// NamedCreater creates an object under a named parent: the subresources
+// answering POST on one object (pods/binding, pods/eviction,
+// serviceaccounts/token).
+type NamedCreater interface {
+	New() runtime.Object
+	Create(ctx context.Context, name string, obj runtime.Object, createValidation ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error)
+}
+
 // Updater replaces objects (and creates them when the strategy allows).
 type Updater interface {
 	New() runtime.Object
