@@ -47,7 +47,10 @@ func verbTable() map[string]verbHandler {
 				return handlers.CreateNamedResource(r, scope), true
 			}
 			r, ok := s.(rest.Creater)
-			return handlers.CreateResource(r, scope), ok
+			if !ok {
+				return nil, false
+			}
+			return handlers.CreateResource(r, scope), true
 		},
 		"update": func(s rest.Storage, scope *handlers.RequestScope) (http.Handler, bool) {
 			r, ok := s.(rest.Updater)
