@@ -111,9 +111,8 @@ func (g *APIGroupVersion) installResource(path string) (*resourceHandlers, metav
 			apiResource.SingularName = p.GetSingularName()
 		}
 		storageVersion := kind.GroupVersion()
-		if kinds, _, err := g.Scheme.ObjectKinds(storage.New()); err == nil && len(kinds) > 0 {
-			// the storage's own object is the hub the data is stored in
-			storageVersion = kinds[0].GroupVersion()
+		if gv, ok := g.hubVersion(storage); ok {
+			storageVersion = gv
 		}
 		if v, ok := storage.(StorageVersioner); ok {
 			storageVersion = v.StorageVersion()
@@ -156,4 +155,20 @@ func (g *APIGroupVersion) kindOf(storage rest.Storage) (schema.GroupVersionKind,
 		return schema.GroupVersionKind{}, fmt.Errorf("no kind registered for %T", obj)
 	}
 	return kinds[0], nil
+}
+
+// hubVersion is the version of the storage's own objects, in which they
+// are stored: the one in this group if the type is registered there (a v2
+// HorizontalPodAutoscaler behind autoscaling/v1), else its first.
+func (g *APIGroupVersion) hubVersion(storage rest.Storage) (schema.GroupVersion, bool) {
+	kinds, _, err := g.Scheme.ObjectKinds(storage.New())
+	if err != nil || len(kinds) == 0 {
+		return schema.GroupVersion{}, false
+	}
+	for _, k := range kinds {
+		if k.Group == g.GroupVersion.Group {
+			return k.GroupVersion(), true
+		}
+	}
+	return kinds[0].GroupVersion(), true
 }
