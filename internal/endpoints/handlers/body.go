@@ -70,12 +70,7 @@ func (s *RequestScope) decodeBody(req *http.Request, body []byte, into runtime.O
 		return nil, apierrors.NewBadRequest(fmt.Sprintf(
 			"the API version in the data (%s) does not match the expected API version (%s)", gv, s.Kind.GroupVersion()))
 	}
-	// A body converted into the storage version (the hub) gets the hub's
-	// defaults too, as upstream objects get them when read back from
-	// storage.
-	if kinds, _, err := s.Typer.ObjectKinds(obj); err == nil && len(kinds) > 0 && kinds[0].GroupVersion() != s.Kind.GroupVersion() {
-		s.Defaulter.Default(obj)
-	}
+	s.defaultHub(obj)
 	return obj, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -154,8 +155,7 @@ func (p *patcher) applyJSON(ctx context.Context, current runtime.Object) (runtim
 	if !ok {
 		return nil, apierrors.NewInternalError(fmt.Errorf("no JSON serializer"))
 	}
-	gv := p.scope.Kind.GroupVersion()
-	currentJS, err := runtime.Encode(p.scope.Serializer.EncoderForVersion(info.Serializer, gv), current)
+	currentJS, err := runtime.Encode(p.scope.Serializer.EncoderForVersion(info.Serializer, p.scope.encodeVersion()), current)
 	if err != nil {
 		return nil, err
 	}
@@ -168,10 +168,11 @@ func (p *patcher) applyJSON(ctx context.Context, current runtime.Object) (runtim
 		decoderSerializer = info.StrictSerializer
 	}
 	obj := p.newObj()
-	err = runtime.DecodeInto(p.scope.Serializer.DecoderToVersion(decoderSerializer, gv), patchedJS, obj)
+	err = runtime.DecodeInto(p.scope.Serializer.DecoderToVersion(decoderSerializer, p.scope.Kind.GroupVersion()), patchedJS, obj)
 	if err := p.strictResult(ctx, err, strictErrs, string(patchedJS)); err != nil {
 		return nil, err
 	}
+	p.scope.defaultHub(obj)
 	return obj, nil
 }
 
@@ -255,7 +256,13 @@ func patchInvalid(patched, msg string) error {
 // applyStrategic applies a strategic merge patch, using the Go type's
 // patch metadata (merge keys, strategies) to merge lists.
 func (p *patcher) applyStrategic(ctx context.Context, current runtime.Object) (runtime.Object, error) {
-	original, err := runtime.DefaultUnstructuredConverter.ToUnstructured(current)
+	// The patch is written against the endpoint's version, which may not
+	// be the storage's (autoscaling/v1 over a v2 hub).
+	served, err := p.scope.Convertor.ConvertToVersion(current.DeepCopyObject(), p.scope.encodeVersion())
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	original, err := runtime.DefaultUnstructuredConverter.ToUnstructured(served)
 	if err != nil {
 		return nil, err
 	}
@@ -269,18 +276,30 @@ func (p *patcher) applyStrategic(ctx context.Context, current runtime.Object) (r
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	patched, err := strategicpatch.StrategicMergeMapPatch(original, patchMap, p.newObj())
+	schemaObj, err := p.scope.Creater.New(served.GetObjectKind().GroupVersionKind())
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	patched, err := strategicpatch.StrategicMergeMapPatch(original, patchMap, schemaObj)
 	if err != nil {
 		return nil, interpretStrategicMergePatchError(err)
 	}
-	obj := p.newObj()
+	result := schemaObj.DeepCopyObject()
 	returnUnknown := p.directive != metav1.FieldValidationIgnore
-	err = runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(patched, obj, returnUnknown)
+	err = runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(patched, result, returnUnknown)
 	if err := p.strictResult(ctx, err, strictErrs, fmt.Sprintf("%+v", patchMap)); err != nil {
 		return nil, err
 	}
 	// Decoding JSON would have defaulted the object; do the same.
-	p.scope.Defaulter.Default(obj)
+	p.scope.Defaulter.Default(result)
+	obj := p.newObj()
+	if reflect.TypeOf(obj) == reflect.TypeOf(result) {
+		return result, nil
+	}
+	if err := p.scope.Convertor.Convert(result, obj, nil); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	p.scope.defaultHub(obj)
 	return obj, nil
 }
 

@@ -77,7 +77,8 @@ func (s *RequestScope) writeResponse(ctx context.Context, w http.ResponseWriter,
 		s.err(err, w, req)
 		return
 	}
-	serializer, gv := s.Serializer, s.Kind.GroupVersion()
+	var serializer runtime.NegotiatedSerializer = s.Serializer
+	var gv runtime.GroupVersioner = s.encodeVersion()
 	if isMetaTarget(mediaType.Convert) {
 		serializer, gv = metaSerializer(), mediaType.Convert.GroupVersion()
 	}

@@ -137,7 +137,7 @@ func (s *RequestScope) newWatchEncoder(ctx context.Context, info runtime.Seriali
 	if info.StreamSerializer == nil || info.StreamSerializer.Framer == nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("no stream framing for media type %q", info.MediaType))
 	}
-	embedded := s.Serializer.EncoderForVersion(info.Serializer, s.Kind.GroupVersion())
+	embedded := s.Serializer.EncoderForVersion(info.Serializer, s.encodeVersion())
 	if isMetaTarget(target) {
 		metaInfo, ok := runtime.SerializerInfoForMediaType(metaSerializer().SupportedMediaTypes(), info.MediaType)
 		if !ok {

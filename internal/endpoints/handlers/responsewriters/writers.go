@@ -28,7 +28,7 @@ const gzipThresholdBytes = 128 * 1024
 // error is not hidden behind the negotiation failure.
 // listGVKInContentType appends ;g=;v=;as= of the conversion target to the
 // Content-Type, as aggregated discovery does.
-func WriteObjectNegotiated(s runtime.NegotiatedSerializer, r negotiation.EndpointRestrictions, gv schema.GroupVersion, w http.ResponseWriter, req *http.Request, statusCode int, object runtime.Object, listGVKInContentType bool) {
+func WriteObjectNegotiated(s runtime.NegotiatedSerializer, r negotiation.EndpointRestrictions, gv runtime.GroupVersioner, w http.ResponseWriter, req *http.Request, statusCode int, object runtime.Object, listGVKInContentType bool) {
 	mediaType, info, err := negotiation.NegotiateOutputMediaType(req, s, r)
 	if err != nil {
 		if statusCode < http.StatusOK || statusCode >= http.StatusBadRequest {
