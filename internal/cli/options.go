@@ -49,6 +49,8 @@ type ServeOptions struct {
 	ShutdownDelayDuration       time.Duration
 	MaxRequestBytes             int64
 
+	serviceOptions
+
 	// Logging.
 	Verbosity int
 }
@@ -77,6 +79,7 @@ func NewServeOptions() *ServeOptions {
 		RequestTimeout:              time.Minute,
 		MinRequestTimeout:           1800,
 		MaxRequestBytes:             3 * 1024 * 1024,
+		serviceOptions:              defaultServiceOptions(),
 	}
 }
 
@@ -116,6 +119,8 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", o.MinRequestTimeout, "The minimum number of seconds a watch is kept open; the actual timeout is random between this and twice this value.")
 	fs.DurationVar(&o.ShutdownDelayDuration, "shutdown-delay-duration", o.ShutdownDelayDuration, "Time to delay the termination: /readyz fails during this time while requests are still served.")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "The largest request body the server accepts, in bytes.")
+
+	o.serviceOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -168,6 +173,7 @@ func (o *ServeOptions) Validate() error {
 		}
 	}
 	errs = append(errs, o.validateEtcd()...)
+	errs = append(errs, o.serviceOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -221,6 +227,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	if o.WatchCache {
 		c.WatchCacheSize = o.DefaultWatchCacheSize
 	}
+	o.serviceOptions.fill(c)
 	if o.AdvertiseAddress != "" {
 		c.AdvertiseAddress = net.ParseIP(o.AdvertiseAddress)
 	}

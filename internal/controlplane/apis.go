@@ -17,14 +17,6 @@ import (
 	"github.com/kapi-dev/kapi/internal/server"
 )
 
-// apiGroup is one API group to serve: its versions in priority order and
-// the storage of each version, keyed "resource" or "resource/subresource".
-type apiGroup struct {
-	name     string // "" is the legacy core group under /api
-	versions []string
-	storage  map[string]map[string]rest.Storage
-}
-
 // apiInstaller puts API groups onto a generic server and into its discovery.
 type apiInstaller struct {
 	scheme            *runtime.Scheme
@@ -37,12 +29,12 @@ type apiInstaller struct {
 }
 
 // install serves every version of g on s and announces it in discovery.
-func (in *apiInstaller) install(s *server.GenericServer, g apiGroup) error {
-	for _, v := range g.versions {
-		gv := schema.GroupVersion{Group: g.name, Version: v}
+func (in *apiInstaller) install(s *server.GenericServer, g rest.APIGroupInfo) error {
+	for _, v := range g.Versions {
+		gv := schema.GroupVersion{Group: g.Group, Version: v}
 		agv := &endpoints.APIGroupVersion{
 			GroupVersion:        gv,
-			Storage:             g.storage[v],
+			Storage:             g.Storage[v],
 			Scheme:              in.scheme,
 			Codecs:              in.codecs,
 			Admission:           in.admission,
@@ -55,16 +47,16 @@ func (in *apiInstaller) install(s *server.GenericServer, g apiGroup) error {
 			return fmt.Errorf("installing %s: %w", gv, err)
 		}
 		prefix := "/apis/" + gv.String()
-		if g.name == "" {
+		if g.Group == "" {
 			prefix = "/api/" + v
 		}
 		s.Handler.APIMux.Handle(prefix, h)
 		s.Handler.APIMux.HandlePrefix(prefix+"/", h)
-		in.discovery.AddGroupVersion(g.name, metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: v}, resources)
+		in.discovery.AddGroupVersion(g.Group, metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: v}, resources)
 	}
-	if g.name != "" {
-		s.Handler.APIMux.Handle("/apis/"+g.name, in.discovery)
-		s.Handler.APIMux.Handle("/apis/"+g.name+"/", in.discovery)
+	if g.Group != "" {
+		s.Handler.APIMux.Handle("/apis/"+g.Group, in.discovery)
+		s.Handler.APIMux.Handle("/apis/"+g.Group+"/", in.discovery)
 	}
 	return nil
 }

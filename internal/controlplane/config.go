@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"time"
 )
 
@@ -41,6 +42,18 @@ type Config struct {
 	// WatchCacheSize is the event history of each resource's watch cache;
 	// 0 serves every read from storage.
 	WatchCacheSize int
+
+	// ServiceClusterIPRange is where services' cluster IPs come from; its
+	// first address is the kubernetes service's.
+	ServiceClusterIPRange netip.Prefix
+	// ServiceNodePortBase and ServiceNodePortSize are the node port range.
+	ServiceNodePortBase, ServiceNodePortSize int
+	// ServiceAccountSigningKeyFile signs service-account tokens; empty
+	// means a key generated into the data dir.
+	ServiceAccountSigningKeyFile     string
+	ServiceAccountIssuers            []string
+	APIAudiences                     []string
+	ServiceAccountMaxTokenExpiration time.Duration
 
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int

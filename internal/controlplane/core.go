@@ -10,19 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/internal/controllers/namespace"
-	"github.com/kapi-dev/kapi/internal/registry/coordination/lease"
-	"github.com/kapi-dev/kapi/internal/registry/core/configmap"
-	"github.com/kapi-dev/kapi/internal/registry/core/event"
 	nsregistry "github.com/kapi-dev/kapi/internal/registry/core/namespace"
-	"github.com/kapi-dev/kapi/internal/registry/core/secret"
-	"github.com/kapi-dev/kapi/internal/registry/core/serviceaccount"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
 // coreStorage is the REST storage of every built-in resource, by group.
 type coreStorage struct {
-	groups     []apiGroup
+	groups     []rest.APIGroupInfo
 	namespaces *nsregistry.REST
 	finalize   *nsregistry.FinalizeREST
 	// namespaced lists the storage of every namespaced resource, for the
@@ -32,50 +27,52 @@ type coreStorage struct {
 
 // newCoreStorage builds the storage of the built-in groups.
 func newCoreStorage(scheme *runtime.Scheme, getter generic.RESTOptionsGetter) (*coreStorage, error) {
-	ns, nsStatus, nsFinalize, err := nsregistry.NewREST(scheme, getter)
+	b := &catalogBuilder{scheme: scheme, getter: getter}
+	groups, err := b.build()
 	if err != nil {
-		return nil, fmt.Errorf("namespaces: %w", err)
+		return nil, err
 	}
-	cs := &coreStorage{namespaces: ns, finalize: nsFinalize, namespaced: map[string]namespace.ContentStorage{}}
-	core := map[string]rest.Storage{
-		"namespaces":          ns,
-		"namespaces/status":   nsStatus,
-		"namespaces/finalize": nsFinalize,
-	}
-	namespacedCore := []struct {
-		name string
-		new  func(*runtime.Scheme, generic.RESTOptionsGetter) (rest.StandardStorage, error)
-	}{
-		{"configmaps", adapt(configmap.NewREST)},
-		{"secrets", adapt(secret.NewREST)},
-		{"serviceaccounts", adapt(serviceaccount.NewREST)},
-		{"events", adapt(event.NewREST)},
-	}
-	for _, r := range namespacedCore {
-		s, err := r.new(scheme, getter)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.name, err)
-		}
-		core[r.name] = s
-		cs.namespaced[r.name] = s
-	}
-	leases, err := lease.NewREST(scheme, getter)
-	if err != nil {
-		return nil, fmt.Errorf("leases: %w", err)
-	}
-	cs.namespaced["leases.coordination.k8s.io"] = leases
-	cs.groups = []apiGroup{
-		{name: "", versions: []string{"v1"}, storage: map[string]map[string]rest.Storage{"v1": core}},
-		{name: "coordination.k8s.io", versions: []string{"v1"}, storage: map[string]map[string]rest.Storage{"v1": {"leases": leases}}},
-	}
+	cs := &coreStorage{groups: groups, namespaces: b.namespaces, finalize: b.finalize, namespaced: namespacedContent(groups)}
 	return cs, nil
 }
 
-// adapt turns a typed NewREST into one returning the interface.
-func adapt[T rest.StandardStorage](f func(*runtime.Scheme, generic.RESTOptionsGetter) (T, error)) func(*runtime.Scheme, generic.RESTOptionsGetter) (rest.StandardStorage, error) {
-	return func(s *runtime.Scheme, g generic.RESTOptionsGetter) (rest.StandardStorage, error) {
-		return f(s, g)
+// namespacedContent is the storage of every namespaced resource that can
+// be listed and emptied, keyed "resource.group", for the namespace
+// controller. A resource served in several versions or groups over one
+// storage is visited once.
+func namespacedContent(groups []rest.APIGroupInfo) map[string]namespace.ContentStorage {
+	out := map[string]namespace.ContentStorage{}
+	seen := map[rest.Storage]bool{}
+	for _, g := range groups {
+		for _, v := range g.Versions {
+			for path, s := range g.Storage[v] {
+				if seen[s] || isSubresource(path) {
+					continue
+				}
+				seen[s] = true
+				scoper, ok := s.(rest.Scoper)
+				content, isContent := s.(namespace.ContentStorage)
+				if !ok || !isContent || !scoper.NamespaceScoped() {
+					continue
+				}
+				key := path
+				if g.Group != "" {
+					key += "." + g.Group
+				}
+				out[key] = content
+			}
+		}
 	}
+	return out
+}
+
+func isSubresource(path string) bool {
+	for _, c := range path {
+		if c == '/' {
+			return true
+		}
+	}
+	return false
 }
 
 // getNamespace reads a namespace for admission.

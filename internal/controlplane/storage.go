@@ -148,7 +148,7 @@ func (g *restOptionsGetter) GetRESTOptions(resource schema.GroupResource, exampl
 	}
 	gv := gvks[0].GroupVersion()
 	codec := g.codecs.CodecForVersions(protobuf.NewSerializer(g.scheme, g.scheme), g.codecs.UniversalDecoder(gv), gv, gv)
-	prefix := "/" + resource.Resource
+	prefix := "/" + resourcePrefix(resource)
 	return generic.RESTOptions{
 		ResourcePrefix: prefix,
 		Storage: func(newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {
@@ -200,4 +200,23 @@ func (g *restOptionsGetter) keepCountingObjects(ctx context.Context, m *metrics.
 			g.countObjects(ctx, m)
 		}
 	}
+}
+
+// specialResourcePrefixes are the etcd key folders kube-apiserver gives a
+// few resources for historical reasons; every other resource is stored
+// under its plural name.
+var specialResourcePrefixes = map[schema.GroupResource]string{
+	{Resource: "replicationcontrollers"}:                "controllers",
+	{Resource: "endpoints"}:                             "services/endpoints",
+	{Resource: "nodes"}:                                 "minions",
+	{Resource: "services"}:                              "services/specs",
+	{Group: "networking.k8s.io", Resource: "ingresses"}: "ingress",
+}
+
+// resourcePrefix is the key folder of resource, as kube-apiserver has it.
+func resourcePrefix(resource schema.GroupResource) string {
+	if p, ok := specialResourcePrefixes[resource]; ok {
+		return p
+	}
+	return resource.Resource
 }

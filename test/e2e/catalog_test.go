@@ -1,0 +1,186 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/test/e2e/framework"
+)
+
+// apiResource is one line of testdata/api-resources.txt.
+type apiResource struct {
+	line    string // name shortnames apiVersion namespaced kind
+	pending string // the issue that will serve it, "" if served
+}
+
+func readAPIResources(t *testing.T) []apiResource {
+	t.Helper()
+	f, err := os.Open("testdata/api-resources.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []apiResource
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		r := apiResource{line: strings.Join(fields[:5], " ")}
+		if len(fields) > 6 && fields[5] == "pending" {
+			r.pending = fields[6]
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestAPIResources compares what discovery announces, in the preferred
+// version of each group as kubectl api-resources shows it, with the GA
+// resources of upstream Kubernetes in testdata/api-resources.txt.
+func TestAPIResources(t *testing.T) {
+	k := framework.StartKapi(t, framework.WithStorageBackend("memory"))
+	lists, err := k.Clientset().Discovery().ServerPreferredResources()
+	if err != nil {
+		t.Fatalf("discovery: %v", err)
+	}
+	served := map[string]bool{}
+	for _, l := range lists {
+		for _, r := range l.APIResources {
+			short := "-"
+			if len(r.ShortNames) > 0 {
+				short = strings.Join(r.ShortNames, ",")
+			}
+			served[strings.Join([]string{r.Name, short, l.GroupVersion, strconvBool(r.Namespaced), r.Kind}, " ")] = true
+		}
+	}
+	expected := map[string]bool{}
+	for _, r := range readAPIResources(t) {
+		expected[r.line] = true
+		switch {
+		case r.pending == "" && !served[r.line]:
+			t.Errorf("not served: %s", r.line)
+		case r.pending != "" && served[r.line]:
+			t.Errorf("served but marked pending %s in testdata: %s", r.pending, r.line)
+		}
+	}
+	for line := range served {
+		if !expected[line] {
+			t.Errorf("served but not a GA resource upstream: %s", line)
+		}
+	}
+
+	out, err := k.Kubectl(t, "api-resources", "--no-headers")
+	if err != nil {
+		t.Fatalf("kubectl api-resources: %v\n%s", err, out)
+	}
+	if got := len(strings.Split(strings.TrimSpace(out), "\n")); got != len(served) {
+		t.Errorf("kubectl api-resources printed %d lines, discovery has %d:\n%s", got, len(served), out)
+	}
+}
+
+func strconvBool(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// TestEventsInBothGroups creates a core/v1 Event and reads it back as
+// events.k8s.io/v1, and the reverse.
+func TestEventsInBothGroups(t *testing.T) {
+	k := framework.StartKapi(t, framework.WithStorageBackend("memory"))
+	cs := k.Clientset()
+	ctx := context.Background()
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	core := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "core-made"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "p", Namespace: "default"},
+		Reason:         "Started",
+		Message:        "started the thing",
+		Type:           corev1.EventTypeNormal,
+		Source:         corev1.EventSource{Component: "tester"},
+		FirstTimestamp: now,
+		LastTimestamp:  now,
+		Count:          2,
+	}
+	if _, err := cs.CoreV1().Events("default").Create(ctx, core, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := cs.EventsV1().Events("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].Note != "started the thing" || list.Items[0].Regarding.Name != "p" || list.Items[0].DeprecatedCount != 2 {
+		t.Fatalf("events.k8s.io list = %+v", list.Items)
+	}
+	got, err := cs.EventsV1().Events("default").Get(ctx, "core-made", metav1.GetOptions{})
+	if err != nil || got.DeprecatedSource.Component != "tester" {
+		t.Fatalf("events.k8s.io get = %+v, %v", got, err)
+	}
+	got.Note = "changed through events.k8s.io"
+	if _, err := cs.EventsV1().Events("default").Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update through events.k8s.io: %v", err)
+	}
+	back, err := cs.CoreV1().Events("default").Get(ctx, "core-made", metav1.GetOptions{})
+	if err != nil || back.Message != "changed through events.k8s.io" || back.InvolvedObject.Name != "p" {
+		t.Fatalf("core get after events.k8s.io update = %+v, %v", back, err)
+	}
+	out, err := k.Kubectl(t, "get", "events.events.k8s.io", "-n", "default", "-o", "jsonpath={.items[0].apiVersion} {.items[0].note}")
+	if err != nil || out != "events.k8s.io/v1 changed through events.k8s.io" {
+		t.Errorf("kubectl get events.events.k8s.io: %q, %v", out, err)
+	}
+}
+
+// TestHPAAcrossVersions creates an autoscaling/v1 HorizontalPodAutoscaler
+// and reads it back in v2 and v1.
+func TestHPAAcrossVersions(t *testing.T) {
+	k := framework.StartKapi(t, framework.WithStorageBackend("memory"))
+	cs := k.Clientset()
+	ctx := context.Background()
+	v1hpa := &autoscalingv1.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: autoscalingv1.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef:                 autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
+			MinReplicas:                    ptr.To[int32](2),
+			MaxReplicas:                    5,
+			TargetCPUUtilizationPercentage: ptr.To[int32](60),
+		},
+	}
+	if _, err := cs.AutoscalingV1().HorizontalPodAutoscalers("default").Create(ctx, v1hpa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := cs.AutoscalingV2().HorizontalPodAutoscalers("default").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v2.Spec.Metrics) != 1 || v2.Spec.Metrics[0].Resource == nil || v2.Spec.Metrics[0].Resource.Name != corev1.ResourceCPU ||
+		ptr.Deref(v2.Spec.Metrics[0].Resource.Target.AverageUtilization, 0) != 60 || ptr.Deref(v2.Spec.MinReplicas, 0) != 2 {
+		t.Fatalf("v2 view = %+v", v2.Spec)
+	}
+	for k := range v2.Annotations {
+		if strings.HasPrefix(k, "autoscaling.alpha.kubernetes.io/") {
+			t.Errorf("v2 object carries the v1 round-trip annotation %s", k)
+		}
+	}
+	back, err := cs.AutoscalingV1().HorizontalPodAutoscalers("default").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil || ptr.Deref(back.Spec.TargetCPUUtilizationPercentage, 0) != 60 {
+		t.Fatalf("v1 view = %+v, %v", back, err)
+	}
+	out, err := k.Kubectl(t, "get", "hpa", "web", "-n", "default", "--no-headers")
+	if err != nil || !slices.Contains(strings.Fields(out), "Deployment/web") {
+		t.Errorf("kubectl get hpa: %q, %v", out, err)
+	}
+}
