@@ -11,6 +11,7 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -130,16 +131,22 @@ func TestEventsInBothGroups(t *testing.T) {
 	if err != nil || got.DeprecatedSource.Component != "tester" {
 		t.Fatalf("events.k8s.io get = %+v, %v", got, err)
 	}
-	got.Note = "changed through events.k8s.io"
+	// events.k8s.io keeps the note immutable, as upstream.
+	got.Note = "changed"
+	if _, err := cs.EventsV1().Events("default").Update(ctx, got, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) {
+		t.Fatalf("note update through events.k8s.io: %v, want Invalid", err)
+	}
+	got.Note = "started the thing"
+	got.Labels = map[string]string{"via": "events.k8s.io"}
 	if _, err := cs.EventsV1().Events("default").Update(ctx, got, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("update through events.k8s.io: %v", err)
 	}
 	back, err := cs.CoreV1().Events("default").Get(ctx, "core-made", metav1.GetOptions{})
-	if err != nil || back.Message != "changed through events.k8s.io" || back.InvolvedObject.Name != "p" {
+	if err != nil || back.Labels["via"] != "events.k8s.io" || back.Message != "started the thing" || back.InvolvedObject.Name != "p" {
 		t.Fatalf("core get after events.k8s.io update = %+v, %v", back, err)
 	}
 	out, err := k.Kubectl(t, "get", "events.events.k8s.io", "-n", "default", "-o", "jsonpath={.items[0].apiVersion} {.items[0].note}")
-	if err != nil || out != "events.k8s.io/v1 changed through events.k8s.io" {
+	if err != nil || out != "events.k8s.io/v1 started the thing" {
 		t.Errorf("kubectl get events.events.k8s.io: %q, %v", out, err)
 	}
 }
