@@ -26,7 +26,7 @@ func defaultServiceOptions() serviceOptions {
 	return serviceOptions{
 		ServiceClusterIPRange: "10.0.0.0/24",
 		ServiceNodePortRange:  "30000-32767",
-		ServiceAccountIssuers: []string{"https://kubernetes.default.svc.cluster.local"},
+		ServiceAccountIssuers: []string{controlplane.DefaultServiceAccountIssuer},
 	}
 }
 

@@ -3,6 +3,7 @@ package controlplane
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -15,6 +16,7 @@ import (
 	eventsregistry "github.com/kapi-dev/kapi/internal/registry/events/event"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
+	sa "github.com/kapi-dev/kapi/internal/serviceaccount"
 )
 
 // resourceFunc builds the storage of one resource and its subresources,
@@ -41,6 +43,7 @@ func plainGroups() []groupSpec {
 // their dependencies need (pods need disruption budgets, services need IP
 // addresses).
 type catalogBuilder struct {
+	config *Config
 	scheme *runtime.Scheme
 	getter generic.RESTOptionsGetter
 
@@ -84,10 +87,12 @@ func (b *catalogBuilder) coreGroup() (rest.APIGroupInfo, error) {
 	err = b.addAll(storage,
 		one("configmaps", configmap.NewREST),
 		one("secrets", secret.NewREST),
-		one("serviceaccounts", serviceaccount.NewREST),
 		one("events", event.NewREST),
 	)
 	if err != nil {
+		return rest.APIGroupInfo{}, err
+	}
+	if err := b.addAll(storage, b.serviceAccounts); err != nil {
 		return rest.APIGroupInfo{}, err
 	}
 	return rest.APIGroupInfo{Group: "", Versions: []string{"v1"}, Storage: map[string]map[string]rest.Storage{"v1": storage}}, nil
@@ -144,4 +149,24 @@ func one[T rest.Storage](name string, f func(*runtime.Scheme, generic.RESTOption
 		}
 		return map[string]rest.Storage{name: st}, nil
 	}
+}
+
+// serviceAccounts builds serviceaccounts and serviceaccounts/token, whose
+// tokens are signed with --service-account-signing-key-file or a key kept
+// in the data dir.
+func (b *catalogBuilder) serviceAccounts(scheme *runtime.Scheme, getter generic.RESTOptionsGetter) (map[string]rest.Storage, error) {
+	key, err := sa.LoadOrGenerateSigningKey(b.config.ServiceAccountSigningKeyFile, filepath.Join(b.config.DataDir, "pki", "sa.key"))
+	if err != nil {
+		return nil, fmt.Errorf("--service-account-signing-key-file: %w", err)
+	}
+	issuer, err := sa.NewIssuer(b.config.ServiceAccountIssuers[0], key)
+	if err != nil {
+		return nil, fmt.Errorf("--service-account-issuer: %w", err)
+	}
+	return serviceaccount.NewStorage(scheme, getter, serviceaccount.Options{
+		Issuer:           issuer,
+		APIAudiences:     b.config.APIAudiences,
+		MaxExpiration:    b.config.ServiceAccountMaxTokenExpiration,
+		ExtendExpiration: true,
+	})
 }

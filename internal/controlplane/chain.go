@@ -56,7 +56,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 	if err := installStorageObservers(s, c, deps); err != nil {
 		return nil, err
 	}
-	storage, err := newCoreStorage(scheme, getter)
+	storage, err := newCoreStorage(c, scheme, getter)
 	if err != nil {
 		return nil, err
 	}

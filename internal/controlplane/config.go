@@ -62,3 +62,25 @@ type Config struct {
 	ShutdownDelayDuration       time.Duration
 	MaxRequestBytes             int64
 }
+
+// DefaultServiceAccountIssuer is the issuer of service-account tokens when
+// none is configured.
+const DefaultServiceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
+
+// defaultServices fills the service and token settings a Config built in
+// code (tests, the in-process harness) may leave empty, with the flags'
+// defaults.
+func (c *Config) defaultServices() {
+	if !c.ServiceClusterIPRange.IsValid() {
+		c.ServiceClusterIPRange = netip.MustParsePrefix("10.0.0.0/24")
+	}
+	if c.ServiceNodePortSize == 0 {
+		c.ServiceNodePortBase, c.ServiceNodePortSize = 30000, 2768
+	}
+	if len(c.ServiceAccountIssuers) == 0 {
+		c.ServiceAccountIssuers = []string{DefaultServiceAccountIssuer}
+	}
+	if len(c.APIAudiences) == 0 {
+		c.APIAudiences = []string{c.ServiceAccountIssuers[0]}
+	}
+}

@@ -26,8 +26,8 @@ type coreStorage struct {
 }
 
 // newCoreStorage builds the storage of the built-in groups.
-func newCoreStorage(scheme *runtime.Scheme, getter generic.RESTOptionsGetter) (*coreStorage, error) {
-	b := &catalogBuilder{scheme: scheme, getter: getter}
+func newCoreStorage(c *Config, scheme *runtime.Scheme, getter generic.RESTOptionsGetter) (*coreStorage, error) {
+	b := &catalogBuilder{config: c, scheme: scheme, getter: getter}
 	groups, err := b.build()
 	if err != nil {
 		return nil, err

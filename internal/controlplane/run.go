@@ -31,6 +31,7 @@ import (
 // Run builds the control plane from c and serves until ctx is done, then
 // shuts down gracefully and closes storage.
 func Run(ctx context.Context, c *Config) error {
+	c.defaultServices()
 	logger := c.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
