@@ -1,21 +1,75 @@
 package controlplane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/internal/registry/admissionregistration/mutatingadmissionpolicy"
+	"github.com/kapi-dev/kapi/internal/registry/admissionregistration/mutatingadmissionpolicybinding"
+	"github.com/kapi-dev/kapi/internal/registry/admissionregistration/mutatingwebhookconfiguration"
+	"github.com/kapi-dev/kapi/internal/registry/admissionregistration/validatingadmissionpolicy"
+	"github.com/kapi-dev/kapi/internal/registry/admissionregistration/validatingadmissionpolicybinding"
+	"github.com/kapi-dev/kapi/internal/registry/admissionregistration/validatingwebhookconfiguration"
+	"github.com/kapi-dev/kapi/internal/registry/apps/controllerrevision"
+	"github.com/kapi-dev/kapi/internal/registry/apps/daemonset"
+	"github.com/kapi-dev/kapi/internal/registry/apps/deployment"
+	"github.com/kapi-dev/kapi/internal/registry/apps/replicaset"
+	"github.com/kapi-dev/kapi/internal/registry/apps/statefulset"
+	"github.com/kapi-dev/kapi/internal/registry/autoscaling/horizontalpodautoscaler"
+	"github.com/kapi-dev/kapi/internal/registry/batch/cronjob"
+	"github.com/kapi-dev/kapi/internal/registry/batch/job"
+	"github.com/kapi-dev/kapi/internal/registry/certificates/certificatesigningrequest"
 	"github.com/kapi-dev/kapi/internal/registry/coordination/lease"
+	"github.com/kapi-dev/kapi/internal/registry/core/componentstatus"
 	"github.com/kapi-dev/kapi/internal/registry/core/configmap"
+	"github.com/kapi-dev/kapi/internal/registry/core/endpoint"
 	"github.com/kapi-dev/kapi/internal/registry/core/event"
+	"github.com/kapi-dev/kapi/internal/registry/core/limitrange"
 	nsregistry "github.com/kapi-dev/kapi/internal/registry/core/namespace"
+	"github.com/kapi-dev/kapi/internal/registry/core/node"
+	"github.com/kapi-dev/kapi/internal/registry/core/persistentvolume"
+	"github.com/kapi-dev/kapi/internal/registry/core/persistentvolumeclaim"
+	"github.com/kapi-dev/kapi/internal/registry/core/pod"
+	"github.com/kapi-dev/kapi/internal/registry/core/podtemplate"
+	"github.com/kapi-dev/kapi/internal/registry/core/replicationcontroller"
+	"github.com/kapi-dev/kapi/internal/registry/core/resourcequota"
 	"github.com/kapi-dev/kapi/internal/registry/core/secret"
+	"github.com/kapi-dev/kapi/internal/registry/core/service"
+	"github.com/kapi-dev/kapi/internal/registry/core/service/ipallocator"
+	"github.com/kapi-dev/kapi/internal/registry/core/service/portallocator"
 	"github.com/kapi-dev/kapi/internal/registry/core/serviceaccount"
+	"github.com/kapi-dev/kapi/internal/registry/discovery/endpointslice"
 	eventsregistry "github.com/kapi-dev/kapi/internal/registry/events/event"
+	"github.com/kapi-dev/kapi/internal/registry/flowcontrol/flowschema"
+	"github.com/kapi-dev/kapi/internal/registry/flowcontrol/prioritylevelconfiguration"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
+	"github.com/kapi-dev/kapi/internal/registry/networking/ingress"
+	"github.com/kapi-dev/kapi/internal/registry/networking/ingressclass"
+	"github.com/kapi-dev/kapi/internal/registry/networking/ipaddress"
+	"github.com/kapi-dev/kapi/internal/registry/networking/networkpolicy"
+	"github.com/kapi-dev/kapi/internal/registry/networking/servicecidr"
+	"github.com/kapi-dev/kapi/internal/registry/node/runtimeclass"
+	"github.com/kapi-dev/kapi/internal/registry/policy/poddisruptionbudget"
+	"github.com/kapi-dev/kapi/internal/registry/rbac/clusterrole"
+	"github.com/kapi-dev/kapi/internal/registry/rbac/clusterrolebinding"
+	"github.com/kapi-dev/kapi/internal/registry/rbac/role"
+	"github.com/kapi-dev/kapi/internal/registry/rbac/rolebinding"
+	"github.com/kapi-dev/kapi/internal/registry/resource/deviceclass"
+	"github.com/kapi-dev/kapi/internal/registry/resource/resourceclaim"
+	"github.com/kapi-dev/kapi/internal/registry/resource/resourceclaimtemplate"
+	"github.com/kapi-dev/kapi/internal/registry/resource/resourceslice"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/registry/scheduling/priorityclass"
+	"github.com/kapi-dev/kapi/internal/registry/storage/csidriver"
+	"github.com/kapi-dev/kapi/internal/registry/storage/csinode"
+	"github.com/kapi-dev/kapi/internal/registry/storage/csistoragecapacity"
+	"github.com/kapi-dev/kapi/internal/registry/storage/storageclass"
+	"github.com/kapi-dev/kapi/internal/registry/storage/volumeattachment"
+	"github.com/kapi-dev/kapi/internal/registry/storage/volumeattributesclass"
 	sa "github.com/kapi-dev/kapi/internal/serviceaccount"
 )
 
@@ -35,7 +89,21 @@ type groupSpec struct {
 // A resource served in several versions has one storage in all of them.
 func plainGroups() []groupSpec {
 	return []groupSpec{
+		{"apps", []string{"v1"}, []resourceFunc{deployment.NewStorage, replicaset.NewStorage, statefulset.NewStorage, daemonset.NewStorage, controllerrevision.NewStorage}},
+		{"autoscaling", []string{"v2", "v1"}, []resourceFunc{horizontalpodautoscaler.NewStorage}},
+		{"batch", []string{"v1"}, []resourceFunc{job.NewStorage, cronjob.NewStorage}},
+		{"policy", []string{"v1"}, []resourceFunc{poddisruptionbudget.NewStorage}},
+		{"rbac.authorization.k8s.io", []string{"v1"}, []resourceFunc{role.NewStorage, rolebinding.NewStorage, clusterrole.NewStorage, clusterrolebinding.NewStorage}},
+		{"storage.k8s.io", []string{"v1"}, []resourceFunc{storageclass.NewStorage, volumeattachment.NewStorage, csidriver.NewStorage, csinode.NewStorage, csistoragecapacity.NewStorage, volumeattributesclass.NewStorage}},
+		{"admissionregistration.k8s.io", []string{"v1"}, []resourceFunc{validatingwebhookconfiguration.NewStorage, mutatingwebhookconfiguration.NewStorage, validatingadmissionpolicy.NewStorage, validatingadmissionpolicybinding.NewStorage, mutatingadmissionpolicy.NewStorage, mutatingadmissionpolicybinding.NewStorage}},
+		{"scheduling.k8s.io", []string{"v1"}, []resourceFunc{priorityclass.NewStorage}},
 		{"coordination.k8s.io", []string{"v1"}, []resourceFunc{one("leases", lease.NewREST)}},
+		{"node.k8s.io", []string{"v1"}, []resourceFunc{runtimeclass.NewStorage}},
+		{"certificates.k8s.io", []string{"v1"}, []resourceFunc{certificatesigningrequest.NewStorage}},
+		{"flowcontrol.apiserver.k8s.io", []string{"v1"}, []resourceFunc{flowschema.NewStorage, prioritylevelconfiguration.NewStorage}},
+		{"resource.k8s.io", []string{"v1"}, []resourceFunc{deviceclass.NewStorage, resourceclaim.NewStorage, resourceclaimtemplate.NewStorage, resourceslice.NewStorage}},
+		{"networking.k8s.io", []string{"v1"}, []resourceFunc{ingress.NewStorage, ingressclass.NewStorage, networkpolicy.NewStorage, ipaddress.NewStorage, servicecidr.NewStorage}},
+		{"discovery.k8s.io", []string{"v1"}, []resourceFunc{endpointslice.NewStorage}},
 	}
 }
 
@@ -46,30 +114,47 @@ type catalogBuilder struct {
 	config *Config
 	scheme *runtime.Scheme
 	getter generic.RESTOptionsGetter
+	// probes are the health checks componentstatuses reports.
+	probes map[string]func(context.Context) error
 
 	namespaces *nsregistry.REST
 	finalize   *nsregistry.FinalizeREST
+	// built are the groups built so far, for resources that need another's
+	// storage.
+	built []rest.APIGroupInfo
 }
 
 func (b *catalogBuilder) build() ([]rest.APIGroupInfo, error) {
-	core, err := b.coreGroup()
-	if err != nil {
-		return nil, err
-	}
-	groups := []rest.APIGroupInfo{core}
-	events, err := eventsGroup(core)
-	if err != nil {
-		return nil, err
-	}
-	groups = append(groups, events)
+	var plain []rest.APIGroupInfo
 	for _, spec := range plainGroups() {
 		g, err := b.plainGroup(spec)
 		if err != nil {
 			return nil, err
 		}
-		groups = append(groups, g)
+		plain = append(plain, g)
+		b.built = append(b.built, g)
 	}
-	return groups, nil
+	core, err := b.coreGroup()
+	if err != nil {
+		return nil, err
+	}
+	events, err := eventsGroup(core)
+	if err != nil {
+		return nil, err
+	}
+	// The core group first and events next to it, as kube-apiserver
+	// orders discovery.
+	return append([]rest.APIGroupInfo{core, events}, plain...), nil
+}
+
+// storage returns a built resource's storage, "" group for core.
+func (b *catalogBuilder) storage(group, path string) rest.Storage {
+	for _, g := range b.built {
+		if g.Group == group {
+			return g.Storage[g.Versions[0]][path]
+		}
+	}
+	return nil
 }
 
 // coreGroup builds the legacy core group under /api/v1.
@@ -88,6 +173,19 @@ func (b *catalogBuilder) coreGroup() (rest.APIGroupInfo, error) {
 		one("configmaps", configmap.NewREST),
 		one("secrets", secret.NewREST),
 		one("events", event.NewREST),
+		node.NewStorage,
+		persistentvolume.NewStorage,
+		persistentvolumeclaim.NewStorage,
+		limitrange.NewStorage,
+		resourcequota.NewStorage,
+		replicationcontroller.NewStorage,
+		podtemplate.NewStorage,
+		b.pods,
+		b.services,
+		endpoint.NewStorage,
+		func(s *runtime.Scheme, g generic.RESTOptionsGetter) (map[string]rest.Storage, error) {
+			return componentstatus.NewStorage(s, g, componentstatus.Options{Probes: b.probes})
+		},
 	)
 	if err != nil {
 		return rest.APIGroupInfo{}, err
@@ -168,5 +266,30 @@ func (b *catalogBuilder) serviceAccounts(scheme *runtime.Scheme, getter generic.
 		APIAudiences:     b.config.APIAudiences,
 		MaxExpiration:    b.config.ServiceAccountMaxTokenExpiration,
 		ExtendExpiration: true,
+	})
+}
+
+// pods builds pods and their subresources; evictions consult the
+// disruption budgets of the policy group.
+func (b *catalogBuilder) pods(scheme *runtime.Scheme, getter generic.RESTOptionsGetter) (map[string]rest.Storage, error) {
+	list, okList := b.storage("policy", "poddisruptionbudgets").(rest.Lister)
+	status, okStatus := b.storage("policy", "poddisruptionbudgets/status").(rest.Updater)
+	if !okList || !okStatus {
+		return nil, errors.New("pods: the poddisruptionbudgets storage must be built first")
+	}
+	return pod.NewStorage(scheme, getter, pod.Options{DisruptionBudgets: pod.NewDisruptionBudgets(list, status)})
+}
+
+// services builds services, whose cluster IPs are IPAddress objects of the
+// networking group.
+func (b *catalogBuilder) services(scheme *runtime.Scheme, getter generic.RESTOptionsGetter) (map[string]rest.Storage, error) {
+	ips, ok := b.storage("networking.k8s.io", "ipaddresses").(ipallocator.Storage)
+	if !ok {
+		return nil, errors.New("services: the ipaddresses storage must be built first")
+	}
+	return service.NewStorage(scheme, getter, service.Options{
+		ServiceCIDR:   b.config.ServiceClusterIPRange,
+		NodePortRange: portallocator.Range{Base: b.config.ServiceNodePortBase, Size: b.config.ServiceNodePortSize},
+		IPAddresses:   ips,
 	})
 }

@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,7 +57,11 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 	if err := installStorageObservers(s, c, deps); err != nil {
 		return nil, err
 	}
-	storage, err := newCoreStorage(c, scheme, getter)
+	probes := map[string]func(context.Context) error{}
+	if deps.storage.etcd != nil {
+		probes["etcd-0"] = deps.storage.etcdCheck(c.EtcdHealthcheckTimeout)
+	}
+	storage, err := newCoreStorage(c, scheme, getter, probes)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +87,9 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 	if err := s.AddPostStartHook("start-system-namespaces-controller", func(hc server.PostStartHookContext) error {
 		return storage.ensureSystemNamespaces(hc.Context)
 	}); err != nil {
+		return nil, err
+	}
+	if err := addBootstrapHooks(s, c, storage, logger); err != nil {
 		return nil, err
 	}
 	nsController := namespace.New(storage.namespaces, storage.finalize, storage.namespaced, logger.With("controller", "namespace"))

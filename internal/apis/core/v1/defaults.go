@@ -32,6 +32,9 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 			SetDefaultsNamespace(&obj.(*corev1.NamespaceList).Items[i])
 		}
 	})
+	registerServiceDefaults(scheme)
+	registerPodDefaults(scheme)
+	registerOtherDefaults(scheme)
 	return nil
 }
 

@@ -34,6 +34,25 @@ func fieldLabels() map[string][]string {
 		// selectable.
 		"Namespace": {"status.phase", "metadata.name"},
 		"Secret":    {"type", "metadata.namespace", "metadata.name"},
+		"Service":   {"spec.clusterIP", "spec.type", "metadata.namespace", "metadata.name"},
+		// Nodes are cluster-scoped.
+		"Node":                  {"metadata.name", "spec.unschedulable"},
+		"ReplicationController": {"metadata.name", "metadata.namespace", "status.replicas"},
+		// Pods: the legacy spec.host alias of spec.nodeName is not
+		// translated.
+		"Pod": {
+			"metadata.name",
+			"metadata.namespace",
+			"spec.nodeName",
+			"spec.restartPolicy",
+			"spec.schedulerName",
+			"spec.serviceAccountName",
+			"spec.hostNetwork",
+			"status.phase",
+			"status.podIP",
+			"status.podIPs",
+			"status.nominatedNodeName",
+		},
 	}
 }
 

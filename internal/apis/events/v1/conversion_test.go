@@ -63,19 +63,18 @@ func TestRoundTripThroughCore(t *testing.T) {
 	}
 }
 
-func TestListConvertsToVersion(t *testing.T) {
+func TestListConverts(t *testing.T) {
 	scheme := newScheme(t)
 	core := &corev1.Event{}
 	if err := scheme.Convert(fullEvent(), core, nil); err != nil {
 		t.Fatal(err)
 	}
 	list := &corev1.EventList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: []corev1.Event{*core}}
-	out, err := scheme.ConvertToVersion(list, eventsv1.SchemeGroupVersion)
-	if err != nil {
+	got := &eventsv1.EventList{}
+	if err := scheme.Convert(list, got, nil); err != nil {
 		t.Fatal(err)
 	}
-	got, ok := out.(*eventsv1.EventList)
-	if !ok || got.ResourceVersion != "9" || len(got.Items) != 1 || got.Items[0].Note != "scaled up" {
-		t.Fatalf("converted list = %#v", out)
+	if got.ResourceVersion != "9" || len(got.Items) != 1 || got.Items[0].Note != "scaled up" {
+		t.Fatalf("converted list = %#v", got)
 	}
 }

@@ -1,0 +1,127 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/kapi-dev/kapi/internal/controllers/bootstrap"
+	flowbootstrap "github.com/kapi-dev/kapi/internal/registry/flowcontrol/bootstrap"
+	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/registry/scheduling/priorityclass"
+	"github.com/kapi-dev/kapi/internal/server"
+)
+
+// lookup returns the storage of group's resource path ("" for core).
+func (cs *coreStorage) lookup(group, path string) rest.Storage {
+	for _, g := range cs.groups {
+		if g.Group == group {
+			return g.Storage[g.Versions[0]][path]
+		}
+	}
+	return nil
+}
+
+// addBootstrapHooks adds the post-start hooks that create what every
+// cluster has: the system priority classes, the mandatory flow-control
+// objects, and the kubernetes service with its endpoints (kept by a
+// controller, as kube-apiserver's bootstrap controller does).
+func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, logger *slog.Logger) error {
+	creater := func(group, path string) rest.Creater {
+		r, _ := cs.lookup(group, path).(rest.Creater)
+		return r
+	}
+	hooks := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"scheduling/bootstrap-system-priority-classes", func(ctx context.Context) error {
+			return retry(ctx, func() error {
+				return priorityclass.EnsureSystemPriorityClasses(ctx, creater("scheduling.k8s.io", "priorityclasses"))
+			})
+		}},
+		{"priority-and-fairness-config-producer", func(ctx context.Context) error {
+			return retry(ctx, func() error {
+				return flowbootstrap.EnsureMandatoryConfiguration(ctx, creater("flowcontrol.apiserver.k8s.io", "flowschemas"), creater("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"))
+			})
+		}},
+	}
+	for _, h := range hooks {
+		if err := s.AddPostStartHook(h.name, func(hc server.PostStartHookContext) error { return h.fn(hc.Context) }); err != nil {
+			return err
+		}
+	}
+
+	storage := func(path string) bootstrap.Storage {
+		group, resource := "", path
+		if path == "endpointslices" {
+			group = "discovery.k8s.io"
+		}
+		if path == "servicecidrs" {
+			group = "networking.k8s.io"
+		}
+		st, _ := cs.lookup(group, resource).(bootstrap.Storage)
+		return st
+	}
+	cidrStatus, _ := cs.lookup("networking.k8s.io", "servicecidrs/status").(rest.Updater)
+	ctrl, err := bootstrap.New(bootstrap.Config{
+		Services:          storage("services"),
+		Endpoints:         storage("endpoints"),
+		EndpointSlices:    storage("endpointslices"),
+		ServiceCIDRs:      storage("servicecidrs"),
+		ServiceCIDRStatus: cidrStatus,
+		ServiceCIDR:       c.ServiceClusterIPRange,
+		AdvertiseAddress:  advertiseAddress(c),
+		SecurePort:        c.SecurePort,
+		Logger:            logger.With("controller", "bootstrap"),
+	})
+	if err != nil {
+		return fmt.Errorf("bootstrap controller: %w", err)
+	}
+	return s.AddPostStartHook("bootstrap-controller", func(hc server.PostStartHookContext) error {
+		// The kubernetes service lives in the default namespace, which the
+		// system namespaces hook creates.
+		if err := retry(hc.Context, func() error {
+			if err := cs.ensureSystemNamespaces(hc.Context); err != nil {
+				return err
+			}
+			return ctrl.Ensure(hc.Context)
+		}); err != nil {
+			return err
+		}
+		go ctrl.Run(hc.Context)
+		return nil
+	})
+}
+
+// advertiseAddress is where clients reach this server: the configured
+// address, else the bind address unless it is unspecified, else loopback.
+func advertiseAddress(c *Config) net.IP {
+	switch {
+	case c.AdvertiseAddress != nil:
+		return c.AdvertiseAddress
+	case c.BindAddress != nil && !c.BindAddress.IsUnspecified():
+		return c.BindAddress
+	default:
+		return net.IPv4(127, 0, 0, 1)
+	}
+}
+
+// retry runs fn until it succeeds or ctx ends, as upstream's bootstrap
+// hooks poll: storage may not answer in the first moments.
+func retry(ctx context.Context, fn func() error) error {
+	var err error
+	for attempt := 0; attempt < 30; attempt++ {
+		if err = fn(); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return err
+}

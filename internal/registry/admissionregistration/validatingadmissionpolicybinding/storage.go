@@ -1,0 +1,27 @@
+package validatingadmissionpolicybinding
+
+import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/internal/registry/generic"
+	"github.com/kapi-dev/kapi/internal/registry/rest"
+)
+
+// NewStorage builds the storage of validating admission policy bindings over optsGetter,
+// under "validatingadmissionpolicybindings" (api-extensions category).
+func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (map[string]rest.Storage, error) {
+	store, err := generic.NewStore(generic.StoreSpec{
+		NewFunc:        func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{} },
+		NewListFunc:    func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{} },
+		Resource:       admissionregistrationv1.Resource("validatingadmissionpolicybindings"),
+		Singular:       admissionregistrationv1.Resource("validatingadmissionpolicybinding"),
+		Strategy:       NewStrategy(scheme),
+		TableConvertor: Table(),
+		Categories:     []string{"api-extensions"},
+	}, optsGetter)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]rest.Storage{"validatingadmissionpolicybindings": store}, nil
+}
