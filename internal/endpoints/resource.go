@@ -72,6 +72,15 @@ func verbTable() map[string]verbHandler {
 	}
 }
 
+// connectVerbs are the request verbs of a connect subresource's methods.
+var connectVerbs = map[string]string{
+	http.MethodGet:    "get",
+	http.MethodPost:   "create",
+	http.MethodPut:    "update",
+	http.MethodPatch:  "patch",
+	http.MethodDelete: "delete",
+}
+
 // installResource builds the handlers and the discovery entry of the
 // storage at path ("resource" or "resource/subresource").
 func (g *APIGroupVersion) installResource(path string) (*resourceHandlers, metav1.APIResource, error) {
@@ -95,6 +104,16 @@ func (g *APIGroupVersion) installResource(path string) (*resourceHandlers, metav
 	for verb, build := range verbTable() {
 		if h, ok := build(storage, scope); ok {
 			rh.verbs[verb] = h
+			apiResource.Verbs = append(apiResource.Verbs, verb)
+		}
+	}
+	if c, ok := storage.(rest.Connecter); ok {
+		for _, method := range c.ConnectMethods() {
+			verb, known := connectVerbs[method]
+			if !known || rh.verbs[verb] != nil {
+				continue
+			}
+			rh.verbs[verb] = handlers.ConnectResource(c, scope)
 			apiResource.Verbs = append(apiResource.Verbs, verb)
 		}
 	}

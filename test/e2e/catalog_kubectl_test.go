@@ -156,6 +156,8 @@ func TestKubectlPods(t *testing.T) {
 	}
 	mustHave(t, r.run("get", "pods"), "NAME", "READY", "STATUS", "RESTARTS", "AGE", "0/1", "Pending")
 	mustHave(t, r.fails("", "logs", "p"), "kubelet")
+	mustHave(t, r.fails("", "exec", "p", "--", "ls"), `pods "p": no kubelet is running`)
+	mustHave(t, r.fails("", "exec", "nope", "--", "ls"), `pods "nope" not found`)
 	noImage := "apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {containers: [{name: c}]}\n"
 	mustHave(t, r.fails(noImage, "create", "--validate=false", "-f", "-"), "spec.containers[0].image: Required value")
 }

@@ -5,6 +5,7 @@ package rest
 
 import (
 	"context"
+	"net/http"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -172,4 +173,13 @@ func (i *defaultUpdatedObjectInfo) UpdatedObject(context.Context, runtime.Object
 // two through the scheme.
 type GroupVersionKindProvider interface {
 	GroupVersionKind(containingGV schema.GroupVersion) schema.GroupVersionKind
+}
+
+// Connecter serves requests upstream answers as a connection to something
+// behind the server (pods/exec, attach, portforward, proxy): no body is
+// decoded and nothing is stored. The handlers call Connect for each of
+// ConnectMethods and serve the handler it returns, or its error.
+type Connecter interface {
+	ConnectMethods() []string
+	Connect(ctx context.Context, name string, req *http.Request) (http.Handler, error)
 }

@@ -3,6 +3,7 @@ package pod
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,10 +17,8 @@ import (
 // The kubelet-backed subresources (log, exec, attach, portforward, proxy)
 // stream from the node a pod runs on. kapi runs no kubelet, so each
 // answers 503 Service Unavailable for an existing pod (404 for a missing
-// one), with the verbs upstream serves them under. Upstream serves exec,
-// attach, portforward and proxy as "connect" storage (an HTTP upgrade);
-// kapi's handlers have no connect verb, so GET is served by a Getter and
-// POST by a NamedCreater.
+// one), with the verbs upstream serves them under; exec, attach,
+// portforward and proxy are connect storage, as upstream.
 
 // noKubelet is the error of every kubelet-backed request for pod name.
 func noKubelet(name string) error {
@@ -45,56 +44,40 @@ func (r *LogREST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (r
 	return nil, checkPod(ctx, r.store, name)
 }
 
-// streamREST serves GET and POST of exec, attach and portforward.
-type streamREST struct {
+// connectREST serves exec, attach, portforward and proxy: each method
+// upstream accepts answers 503 for an existing pod, before any body is
+// read.
+type connectREST struct {
 	store   *generic.Store
 	options runtime.Object
+	methods []string
 }
 
-var (
-	_ rest.Getter       = (*streamREST)(nil)
-	_ rest.NamedCreater = (*streamREST)(nil)
-)
+var _ rest.Connecter = (*connectREST)(nil)
 
-func newStreamREST(store *generic.Store, options runtime.Object) *streamREST {
-	return &streamREST{store: store, options: options}
+// streamMethods are the methods of exec, attach and portforward: GET for
+// websockets, POST for SPDY.
+var streamMethods = []string{http.MethodGet, http.MethodPost}
+
+// proxyMethods are the methods pods/proxy accepts upstream.
+var proxyMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+func newConnectREST(store *generic.Store, options runtime.Object, methods []string) *connectREST {
+	return &connectREST{store: store, options: options, methods: methods}
 }
 
 // New returns the subresource's options kind (PodExecOptions, ...).
-func (r *streamREST) New() runtime.Object { return r.options.DeepCopyObject() }
+func (r *connectREST) New() runtime.Object { return r.options.DeepCopyObject() }
 
 // Destroy does nothing: the pods storage owns the store.
-func (r *streamREST) Destroy() {}
+func (r *connectREST) Destroy() {}
 
-// Get answers 503 for an existing pod.
-func (r *streamREST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
+// ConnectMethods are the HTTP methods served.
+func (r *connectREST) ConnectMethods() []string { return r.methods }
+
+// Connect answers 404 for a missing pod and 503 for any other.
+func (r *connectREST) Connect(ctx context.Context, name string, _ *http.Request) (http.Handler, error) {
 	return nil, checkPod(ctx, r.store, name)
-}
-
-// Create answers 503 for an existing pod.
-func (r *streamREST) Create(ctx context.Context, name string, _ runtime.Object, _ rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
-	return nil, checkPod(ctx, r.store, name)
-}
-
-// ProxyREST serves pods/{name}/proxy, which upstream accepts for GET,
-// POST, PUT, PATCH and DELETE.
-type ProxyREST struct {
-	*streamREST
-}
-
-var (
-	_ rest.Patcher         = (*ProxyREST)(nil)
-	_ rest.GracefulDeleter = (*ProxyREST)(nil)
-)
-
-// Update answers 503 for an existing pod.
-func (r *ProxyREST) Update(ctx context.Context, name string, _ rest.UpdatedObjectInfo, _ rest.ValidateObjectFunc, _ rest.ValidateObjectUpdateFunc, _ bool, _ *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	return nil, false, checkPod(ctx, r.store, name)
-}
-
-// Delete answers 503 for an existing pod.
-func (r *ProxyREST) Delete(ctx context.Context, name string, _ rest.ValidateObjectFunc, _ *metav1.DeleteOptions) (runtime.Object, bool, error) {
-	return nil, false, checkPod(ctx, r.store, name)
 }
 
 // checkPod returns the pod's NotFound, or noKubelet.

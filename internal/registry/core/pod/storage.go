@@ -56,10 +56,10 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, op
 		"pods/ephemeralcontainers": generic.NewStatusREST(store, EphemeralContainersStrategy{strategy}),
 		"pods/resize":              generic.NewStatusREST(store, ResizeStrategy{strategy}),
 		"pods/log":                 &LogREST{store: store},
-		"pods/exec":                newStreamREST(store, &corev1.PodExecOptions{}),
-		"pods/attach":              newStreamREST(store, &corev1.PodAttachOptions{}),
-		"pods/portforward":         newStreamREST(store, &corev1.PodPortForwardOptions{}),
-		"pods/proxy":               &ProxyREST{streamREST: newStreamREST(store, &corev1.PodProxyOptions{})},
+		"pods/exec":                newConnectREST(store, &corev1.PodExecOptions{}, streamMethods),
+		"pods/attach":              newConnectREST(store, &corev1.PodAttachOptions{}, streamMethods),
+		"pods/portforward":         newConnectREST(store, &corev1.PodPortForwardOptions{}, streamMethods),
+		"pods/proxy":               newConnectREST(store, &corev1.PodProxyOptions{}, proxyMethods),
 	}, nil
 }
 

@@ -1,6 +1,7 @@
 package pod
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -203,20 +204,33 @@ func TestBinding(t *testing.T) {
 func TestKubeletSubresources(t *testing.T) {
 	scheme, s := newStorage(t, Options{})
 	newPod(t, scheme, s, "p", nil)
-	for _, key := range []string{"pods/log", "pods/exec", "pods/attach", "pods/portforward", "pods/proxy"} {
-		_, err := s[key].(rest.Getter).Get(ctx, "p", &metav1.GetOptions{})
-		if !apierrors.IsServiceUnavailable(err) || err.Error() != `pods "p": no kubelet is running for this control plane (kapi stores pods but does not run them)` {
-			t.Errorf("GET %s: %v", key, err)
+	const noKubelet = `pods "p": no kubelet is running for this control plane (kapi stores pods but does not run them)`
+	_, err := s["pods/log"].(rest.Getter).Get(ctx, "p", &metav1.GetOptions{})
+	if !apierrors.IsServiceUnavailable(err) || err.Error() != noKubelet {
+		t.Errorf("GET pods/log: %v", err)
+	}
+	if _, err := s["pods/log"].(rest.Getter).Get(ctx, "missing", &metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("GET pods/log of a missing pod: %v, want 404", err)
+	}
+	tests := []struct {
+		key     string
+		methods []string
+	}{
+		{"pods/exec", []string{"GET", "POST"}},
+		{"pods/attach", []string{"GET", "POST"}},
+		{"pods/portforward", []string{"GET", "POST"}},
+		{"pods/proxy", []string{"GET", "POST", "PUT", "PATCH", "DELETE"}},
+	}
+	for _, tt := range tests {
+		c := s[tt.key].(rest.Connecter)
+		if got := c.ConnectMethods(); !slices.Equal(got, tt.methods) {
+			t.Errorf("%s methods = %v, want %v", tt.key, got, tt.methods)
 		}
-		if _, err := s[key].(rest.Getter).Get(ctx, "missing", &metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-			t.Errorf("GET %s of a missing pod: %v, want 404", key, err)
+		if _, err := c.Connect(ctx, "p", nil); !apierrors.IsServiceUnavailable(err) || err.Error() != noKubelet {
+			t.Errorf("%s: %v", tt.key, err)
 		}
-		if key == "pods/log" {
-			continue
-		}
-		_, err = s[key].(rest.NamedCreater).Create(ctx, "p", nil, nil, &metav1.CreateOptions{})
-		if !apierrors.IsServiceUnavailable(err) {
-			t.Errorf("POST %s: %v", key, err)
+		if _, err := c.Connect(ctx, "missing", nil); !apierrors.IsNotFound(err) {
+			t.Errorf("%s of a missing pod: %v, want 404", tt.key, err)
 		}
 	}
 }
