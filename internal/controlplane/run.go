@@ -89,6 +89,8 @@ func Run(ctx context.Context, c *Config) error {
 	}
 	// Port 0 (tests, benchmarks) picks a free port; clients need the real one.
 	port := listener.Addr().(*net.TCPAddr).Port
+	// The kubernetes service points at the port actually served.
+	c.SecurePort = port
 	url := "https://" + net.JoinHostPort(loopbackHost(c.BindAddress), strconv.Itoa(port))
 
 	sc := server.NewConfig()
