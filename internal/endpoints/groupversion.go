@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
@@ -41,6 +42,10 @@ type APIGroupVersion struct {
 	// a random time in [min, 2*min). 0 means 1800s.
 	MinRequestTimeout time.Duration
 	Logger            *slog.Logger
+	// TypeConverter gives server-side apply and managed fields the schema
+	// of the group version's kinds; nil serves no apply and tracks no
+	// managed fields.
+	TypeConverter managedfields.TypeConverter
 }
 
 // StorageVersioner is implemented by storage whose objects are stored in
