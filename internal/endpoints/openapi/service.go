@@ -67,4 +67,3 @@ func (s *Service) TypeConverter() (managedfields.TypeConverter, error) {
 // Install serves /openapi/v2, /openapi/v3 and /openapi/v3/<path> on mux.
 // STUB.
 func (s *Service) Install(mux Mux) {}
-
