@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/internal/endpoints/openapi/definitions"
+	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
 // Mux is where the service installs its handlers.
@@ -46,8 +47,10 @@ func NewService(scheme *runtime.Scheme, info Info) *Service {
 }
 
 // AddGroupVersion adds the resources of gv, as the group version's
-// installer announced them in discovery.
-func (s *Service) AddGroupVersion(gv schema.GroupVersion, resources []metav1.APIResource) {
+// installer announced them in discovery, with their storage (keyed
+// "resource" and "resource/sub"), which says what else they serve
+// (connect methods, patch types).
+func (s *Service) AddGroupVersion(gv schema.GroupVersion, resources []metav1.APIResource, storage map[string]rest.Storage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.groups[gv] = resources
