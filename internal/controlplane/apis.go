@@ -9,10 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/endpoints"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
+	"github.com/kapi-dev/kapi/internal/endpoints/openapi"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/server"
 )
@@ -26,6 +28,10 @@ type apiInstaller struct {
 	minRequestTimeout time.Duration
 	logger            *slog.Logger
 	discovery         *discovery.Manager
+	// openapi describes every installed group version; typeConverter
+	// gives the handlers the same schemas for server-side apply.
+	openapi       *openapi.Service
+	typeConverter managedfields.TypeConverter
 }
 
 // install serves every version of g on s and announces it in discovery.
@@ -41,6 +47,7 @@ func (in *apiInstaller) install(s *server.GenericServer, g rest.APIGroupInfo) er
 			MaxRequestBodyBytes: in.maxBodyBytes,
 			MinRequestTimeout:   in.minRequestTimeout,
 			Logger:              in.logger,
+			TypeConverter:       in.typeConverter,
 		}
 		h, resources, err := agv.Install()
 		if err != nil {
@@ -53,6 +60,7 @@ func (in *apiInstaller) install(s *server.GenericServer, g rest.APIGroupInfo) er
 		s.Handler.APIMux.Handle(prefix, h)
 		s.Handler.APIMux.HandlePrefix(prefix+"/", h)
 		in.discovery.AddGroupVersion(g.Group, metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: v}, resources)
+		in.openapi.AddGroupVersion(gv, resources, g.Storage[v])
 	}
 	if g.Group != "" {
 		s.Handler.APIMux.Handle("/apis/"+g.Group, in.discovery)
@@ -66,4 +74,16 @@ func (in *apiInstaller) installDiscoveryRoots(s *server.GenericServer) {
 	for _, p := range []string{"/api", "/api/", "/apis", "/apis/"} {
 		s.Handler.APIMux.Handle(p, in.discovery)
 	}
+}
+
+// installOpenAPI builds the OpenAPI documents of everything installed and
+// serves them.
+func (in *apiInstaller) installOpenAPI(s *server.GenericServer) error {
+	start := time.Now()
+	if err := in.openapi.Build(); err != nil {
+		return fmt.Errorf("building the OpenAPI documents: %w", err)
+	}
+	in.logger.Debug("built the OpenAPI documents", "duration", time.Since(start))
+	in.openapi.Install(s.Handler.NonAPIMux)
+	return nil
 }

@@ -68,6 +68,9 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 	chain := admission.Chain{
 		namespacelifecycle.New(storage.getNamespace, "default", "kube-system", "kube-public"),
 	}
+	oapi := newOpenAPIService(scheme)
+	typeConverter := newLazyTypeConverter(oapi.TypeConverter, logger)
+	typeConverter.warm()
 	in := &apiInstaller{
 		scheme:            scheme,
 		codecs:            serializer.NewCodecFactory(scheme),
@@ -76,6 +79,8 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 		minRequestTimeout: c.MinRequestTimeout,
 		logger:            logger,
 		discovery:         discovery.NewManager(discovery.Options{Logger: logger}),
+		openapi:           oapi,
+		typeConverter:     typeConverter,
 	}
 	for _, g := range storage.groups {
 		if err := in.install(s, g); err != nil {
@@ -83,6 +88,9 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 		}
 	}
 	in.installDiscoveryRoots(s)
+	if err := in.installOpenAPI(s); err != nil {
+		return nil, err
+	}
 
 	if err := s.AddPostStartHook("start-system-namespaces-controller", func(hc server.PostStartHookContext) error {
 		return storage.ensureSystemNamespaces(hc.Context)
