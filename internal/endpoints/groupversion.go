@@ -118,6 +118,7 @@ func (g *APIGroupVersion) scope(resource, subresource string, kind schema.GroupV
 	}
 	tc, _ := storage.(rest.TableConvertor)
 	return &handlers.RequestScope{
+		FieldManager:        g.fieldManager(resource, subresource, kind, storage),
 		Serializer:          g.Codecs,
 		ParameterCodec:      runtime.NewParameterCodec(g.Scheme),
 		Creater:             g.Scheme,
@@ -134,4 +135,30 @@ func (g *APIGroupVersion) scope(resource, subresource string, kind schema.GroupV
 		MinRequestTimeout:   minTimeout,
 		Logger:              g.logger().With("resource", strings.Trim(resource+"/"+subresource, "/"), "groupVersion", g.GroupVersion.String()),
 	}
+}
+
+// fieldManager builds the field manager of one (sub)resource, once, at
+// install. Without a type converter, or for storage whose objects are not
+// registered Go types (custom resources need another field manager),
+// nothing is tracked; a kind the field manager cannot be built for is
+// logged and tracks nothing, rather than failing the server.
+func (g *APIGroupVersion) fieldManager(resource, subresource string, kind schema.GroupVersionKind, storage rest.Storage) *managedfields.FieldManager {
+	if g.TypeConverter == nil {
+		return nil
+	}
+	hub, ok := g.hubVersion(storage)
+	if !ok {
+		return nil
+	}
+	var reset map[string]struct{}
+	if r, ok := storage.(rest.ResetFieldsStrategy); ok {
+		reset = r.GetResetFields()
+	}
+	fm, err := handlers.NewFieldManager(g.TypeConverter, g.Scheme, kind, hub, subresource, reset)
+	if err != nil {
+		g.logger().Warn("managed fields are not tracked", "resource", strings.Trim(resource+"/"+subresource, "/"),
+			"groupVersion", g.GroupVersion.String(), "err", err)
+		return nil
+	}
+	return fm
 }

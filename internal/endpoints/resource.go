@@ -15,10 +15,12 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
-// resourceHandlers are the verb handlers of one (sub)resource.
+// resourceHandlers are the verb handlers of one (sub)resource and the
+// scope they share.
 type resourceHandlers struct {
 	namespaced bool
 	verbs      map[string]http.Handler
+	scope      *handlers.RequestScope
 }
 
 // verbHandler builds the handler of one verb if storage supports it.
@@ -59,7 +61,11 @@ func verbTable() map[string]verbHandler {
 		"patch": func(s rest.Storage, scope *handlers.RequestScope) (http.Handler, bool) {
 			r, ok := s.(rest.Patcher)
 			_, unstructured := s.New().(runtime.Unstructured)
-			return handlers.PatchResource(r, scope, handlers.PatchTypes(!unstructured)), ok
+			patchTypes := handlers.PatchTypes(!unstructured)
+			if scope.FieldManager != nil {
+				patchTypes = append(patchTypes, handlers.ApplyPatchTypes()...)
+			}
+			return handlers.PatchResource(r, scope, patchTypes), ok
 		},
 		"delete": func(s rest.Storage, scope *handlers.RequestScope) (http.Handler, bool) {
 			r, ok := s.(rest.GracefulDeleter)
@@ -95,7 +101,7 @@ func (g *APIGroupVersion) installResource(path string) (*resourceHandlers, metav
 		return nil, metav1.APIResource{}, err
 	}
 	scope := g.scope(resource, subresource, kind, namespaced, storage)
-	rh := &resourceHandlers{namespaced: namespaced, verbs: map[string]http.Handler{}}
+	rh := &resourceHandlers{namespaced: namespaced, verbs: map[string]http.Handler{}, scope: scope}
 	apiResource := metav1.APIResource{Name: path, Namespaced: namespaced, Kind: kind.Kind, Verbs: []string{}}
 	if kind.GroupVersion() != g.GroupVersion {
 		// e.g. deployments/scale answers autoscaling/v1 Scale

@@ -29,12 +29,13 @@ func (s *RequestScope) attrs(ctx context.Context, op admission.Operation, namesp
 	return a
 }
 
-// mutate runs the mutating half of admission.
+// mutate runs the mutating half of admission; managedFields it breaks are
+// put back.
 func (s *RequestScope) mutate(ctx context.Context, a *admission.Attributes) error {
 	if s.Admission == nil {
 		return nil
 	}
-	return s.Admission.Admit(ctx, a)
+	return guardManagedFields(ctx, a.Object, func() error { return s.Admission.Admit(ctx, a) })
 }
 
 // validateObject is the ValidateObjectFunc of a create: validating

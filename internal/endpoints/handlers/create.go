@@ -77,6 +77,9 @@ func createHandler(newObj func() runtime.Object, named bool, create createFunc, 
 		}
 		dry := dryRun(opts.DryRun)
 		dedupOwnerReferences(req.Context(), obj, false)
+		// Before admission, as upstream: what admission adds is not the
+		// client's to own.
+		obj = scope.updateManagedFields(newObj(), obj, managerOrUserAgent(opts.FieldManager, req.UserAgent()))
 		if err := scope.mutate(ctx, scope.attrs(ctx, admission.Create, namespace, name, obj, nil, dry)); err != nil {
 			scope.err(err, w, req)
 			return

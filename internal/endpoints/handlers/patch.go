@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/kapi-dev/kapi/internal/admission"
@@ -31,8 +33,7 @@ const maxJSONPatchOperations = 10000
 
 // PatchTypes lists the patch content types served: JSON patch and merge
 // patch always, strategic merge patch for Go types, whose struct tags say
-// how lists merge. Server-side apply is not served yet, so
-// application/apply-patch+yaml gets the 415 listing these.
+// how lists merge. Endpoints with a field manager add ApplyPatchTypes.
 func PatchTypes(strategic bool) []string {
 	t := []string{string(types.JSONPatchType), string(types.MergePatchType)}
 	if strategic {
@@ -43,13 +44,13 @@ func PatchTypes(strategic bool) []string {
 
 // PatchResource serves PATCH of one object. The patch is applied inside
 // storage's update to the current object, so a conflict reapplies it to
-// fresh data.
+// fresh data. Server-side apply may create the object (201).
 func PatchResource(r rest.Patcher, scope *RequestScope, patchTypes []string) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
 		// The type is checked first: it decides everything else.
 		contentType, _, _ := strings.Cut(req.Header.Get("Content-Type"), ";")
 		patchType := types.PatchType(strings.TrimSpace(contentType))
-		if !slices.Contains(patchTypes, string(patchType)) {
+		if !slices.Contains(patchTypes, string(patchType)) || (isApply(patchType) && scope.FieldManager == nil) {
 			scope.err(negotiation.NewUnsupportedMediaTypeError(patchTypes), w, req)
 			return
 		}
@@ -71,19 +72,20 @@ func PatchResource(r rest.Patcher, scope *RequestScope, patchTypes []string) htt
 			scope.err(err, w, req)
 			return
 		}
-		if !json.Valid(body) {
-			scope.err(apierrors.NewBadRequest("invalid JSON patch"), w, req)
+		if err := checkPatchSyntax(patchType, body); err != nil {
+			scope.err(err, w, req)
 			return
 		}
 		p := &patcher{
 			scope: scope, newObj: r.New, namespace: namespace, name: name,
 			patchType: patchType, patch: body,
 			directive: fieldValidation(opts.FieldValidation), dryRun: dryRun(opts.DryRun),
+			manager: managerOrUserAgent(opts.FieldManager, req.UserAgent()), force: ptr.Deref(opts.Force, false),
 		}
 		result, created, err := r.Update(ctx, name, &updatedObjectInfo{update: p.update},
 			scope.validateObject(admission.Create, namespace, name, p.dryRun),
 			scope.validateObjectUpdate(namespace, name, p.dryRun),
-			false, patchToUpdateOptions(opts))
+			isApply(patchType), patchToUpdateOptions(opts))
 		if err != nil {
 			scope.err(err, w, req)
 			return
@@ -94,6 +96,21 @@ func PatchResource(r rest.Patcher, scope *RequestScope, patchTypes []string) htt
 		}
 		scope.writeResponse(ctx, w, req, status, t.mediaType, result)
 	}
+}
+
+// checkPatchSyntax refuses a body that is not a document of its type, before
+// anything is read from storage.
+func checkPatchSyntax(patchType types.PatchType, body []byte) error {
+	if isApply(patchType) {
+		if _, err := utilyaml.ToJSON(body); err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
+		}
+		return nil
+	}
+	if !json.Valid(body) {
+		return apierrors.NewBadRequest("invalid JSON patch")
+	}
+	return nil
 }
 
 // patchToUpdateOptions carries the options of a patch to the update that
@@ -113,6 +130,10 @@ type patcher struct {
 	patch           []byte
 	directive       string
 	dryRun          bool
+	// manager owns what the patch sets; force takes applied fields from
+	// other managers instead of failing on conflicts.
+	manager string
+	force   bool
 }
 
 // update is the UpdatedObject of a patch: apply, check the result still
@@ -122,16 +143,7 @@ func (p *patcher) update(ctx context.Context, current runtime.Object) (runtime.O
 	if err != nil {
 		return nil, err
 	}
-	if !exists {
-		// JSON and strategic patches need something to patch.
-		return nil, apierrors.NewNotFound(p.scope.Resource.GroupResource(), p.name)
-	}
-	var obj runtime.Object
-	if p.patchType == types.StrategicMergePatchType {
-		obj, err = p.applyStrategic(ctx, current)
-	} else {
-		obj, err = p.applyJSON(ctx, current)
-	}
+	obj, err := p.patched(ctx, current, exists)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +157,31 @@ func (p *patcher) update(ctx context.Context, current runtime.Object) (runtime.O
 		return nil, err
 	}
 	dedupOwnerReferences(ctx, obj, true)
+	keepManagedFieldsTimes(obj, current)
 	return obj, nil
+}
+
+// patched is the current object with the patch applied and its managed
+// fields updated. Only apply creates: other patches need something to
+// patch.
+func (p *patcher) patched(ctx context.Context, current runtime.Object, exists bool) (runtime.Object, error) {
+	if isApply(p.patchType) {
+		return p.apply(ctx, current, exists)
+	}
+	if !exists {
+		return nil, apierrors.NewNotFound(p.scope.Resource.GroupResource(), p.name)
+	}
+	var obj runtime.Object
+	var err error
+	if p.patchType == types.StrategicMergePatchType {
+		obj, err = p.applyStrategic(ctx, current)
+	} else {
+		obj, err = p.applyJSON(ctx, current)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p.scope.updateManagedFields(current, obj, p.manager), nil
 }
 
 // applyJSON applies a JSON or merge patch to the JSON of the current

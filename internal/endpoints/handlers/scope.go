@@ -1,8 +1,10 @@
 // Package handlers holds one HTTP handler per Kubernetes verb (get, list,
 // watch, create, update, patch, delete, deletecollection) over the REST
 // storage interfaces of internal/registry/rest. A handler decodes the
-// request (body, query options), runs admission, calls storage and writes
-// the result or a Status error in the negotiated media type.
+// request (body, query options), records managed fields, runs admission,
+// calls storage and writes the result or a Status error in the negotiated
+// media type. PATCH also serves server-side apply through the endpoint's
+// field manager.
 package handlers
 
 import (
@@ -18,6 +20,7 @@ import (
 	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/negotiation"
@@ -55,7 +58,11 @@ type RequestScope struct {
 	NamespaceScoped bool
 
 	// Admission runs on writes; nil admits everything.
-	Admission           admission.Interface
+	Admission admission.Interface
+	// FieldManager records metadata.managedFields on every write and
+	// serves server-side apply; nil tracks nothing and refuses apply.
+	// Built once per endpoint, shared by its requests.
+	FieldManager        *managedfields.FieldManager
 	MaxRequestBodyBytes int64
 	// MinRequestTimeout bounds watches that ask for no timeout: they last
 	// a random time in [min, 2*min).

@@ -10,9 +10,10 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
-// UpdateResource serves PUT of one object. Mutating admission runs inside
-// storage's update against the current object (so it reruns on
-// conflicts); validating admission runs after storage's validation.
+// UpdateResource serves PUT of one object. Managed fields and mutating
+// admission run inside storage's update against the current object (so
+// they rerun on conflicts); validating admission runs after storage's
+// validation.
 // 201 when the update created the object.
 func UpdateResource(r rest.Updater, scope *RequestScope) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
@@ -49,14 +50,18 @@ func UpdateResource(r rest.Updater, scope *RequestScope) http.HandlerFunc {
 		}
 		dry := dryRun(opts.DryRun)
 		dedupOwnerReferences(req.Context(), obj, false)
+		manager := managerOrUserAgent(opts.FieldManager, req.UserAgent())
 		info := &updatedObjectInfo{
 			preconditions: uidPrecondition(obj),
 			update: func(ctx context.Context, old runtime.Object) (runtime.Object, error) {
-				newObj := obj.DeepCopyObject()
+				// Managed fields are computed against the live object of
+				// each attempt.
+				newObj := scope.updateManagedFields(old, obj.DeepCopyObject(), manager)
 				if err := scope.mutateOnUpdate(ctx, namespace, name, newObj, old, dry); err != nil {
 					return nil, err
 				}
 				dedupOwnerReferences(req.Context(), newObj, true)
+				keepManagedFieldsTimes(newObj, old)
 				return newObj, nil
 			},
 		}

@@ -3,7 +3,9 @@
 // deployments, replicasets, statefulsets, replicationcontrollers. Reading
 // builds a Scale from the parent; writing changes only the parent's desired
 // replicas, inside the parent store's guaranteed update, so the parent's
-// strategy (validation, generation bump) runs as for any update.
+// strategy (validation, generation bump) runs as for any update. The
+// parent's managers of spec.replicas are the Scale's, and a Scale writer
+// takes the parent's spec.replicas, as upstream.
 package scale
 
 import (
@@ -104,6 +106,7 @@ func (r *REST) scaleOf(obj runtime.Object) (*autoscalingv1.Scale, error) {
 			UID:               m.GetUID(),
 			ResourceVersion:   m.GetResourceVersion(),
 			CreationTimestamp: m.GetCreationTimestamp(),
+			ManagedFields:     r.scaleManagedFields(obj),
 		},
 		Spec:   autoscalingv1.ScaleSpec{Replicas: r.acc.GetReplicas(obj)},
 		Status: autoscalingv1.ScaleStatus{Replicas: r.acc.StatusReplicas(obj), Selector: selector},
@@ -182,6 +185,7 @@ func (i *updatedObjectInfo) UpdatedObject(ctx context.Context, current runtime.O
 			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", s.UID, m.GetUID()))
 	}
 	i.r.acc.SetReplicas(parent, s.Spec.Replicas)
+	i.r.setParentManagedFields(parent, s.ManagedFields)
 	// The store compares this with the stored version: a Scale read at an
 	// older version is a conflict; none at all is an unconditional write.
 	m.SetResourceVersion(s.ResourceVersion)

@@ -5,7 +5,10 @@
 // by ./gen.
 package markers
 
-// Field is the markers of one struct field.
+//go:generate go run ./gen
+
+// Field is the markers of one struct field. The +k8s: spellings
+// (+k8s:optional, +k8s:listType=...) count the same as the plain ones.
 type Field struct {
 	// ListType is atomic, set or map; empty when unmarked.
 	ListType string
@@ -17,7 +20,8 @@ type Field struct {
 	StructType string
 	// Optional is +optional; Required is +required.
 	Optional, Required bool
-	// Default is the raw JSON of +default=, empty when unmarked.
+	// Default is the raw JSON of +default=, empty when unmarked; a
+	// +default=ref(Const) holds the constant's value as JSON.
 	Default string
 }
 
@@ -30,11 +34,9 @@ type Type struct {
 }
 
 // Lookup returns the markers of the type with the given definition name
-// (io.k8s.api.apps.v1.Deployment).
+// (io.k8s.api.apps.v1.Deployment). Types without any marker are absent.
+// The result shares the table: callers must not modify its Fields.
 func Lookup(definitionName string) (Type, bool) {
 	t, ok := types[definitionName]
 	return t, ok
 }
-
-// types is replaced by the generated table.
-var types = map[string]Type{}
