@@ -3,6 +3,7 @@ package controlplane
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,14 +77,40 @@ func (in *apiInstaller) installDiscoveryRoots(s *server.GenericServer) {
 	}
 }
 
-// installOpenAPI builds the OpenAPI documents of everything installed and
-// serves them.
-func (in *apiInstaller) installOpenAPI(s *server.GenericServer) error {
-	start := time.Now()
-	if err := in.openapi.Build(); err != nil {
-		return fmt.Errorf("building the OpenAPI documents: %w", err)
-	}
-	in.logger.Debug("built the OpenAPI documents", "duration", time.Since(start))
-	in.openapi.Install(s.Handler.NonAPIMux)
-	return nil
+// installOpenAPI serves the OpenAPI documents of everything installed.
+// They are built in the background, so startup does not wait for them;
+// a request that comes first waits for the build.
+func (in *apiInstaller) installOpenAPI(s *server.GenericServer) {
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		start := time.Now()
+		if err := in.openapi.Build(); err != nil {
+			in.logger.Error("building the OpenAPI documents; the resources named are left out", "err", err)
+		}
+		in.logger.Debug("built the OpenAPI documents", "duration", time.Since(start))
+	}()
+	in.openapi.Install(gatedMux{mux: s.Handler.NonAPIMux, open: built})
+}
+
+// gatedMux installs handlers that wait until open is closed.
+type gatedMux struct {
+	mux  openapi.Mux
+	open <-chan struct{}
+}
+
+func (g gatedMux) Handle(path string, h http.Handler) { g.mux.Handle(path, g.gate(h)) }
+
+func (g gatedMux) HandlePrefix(prefix string, h http.Handler) {
+	g.mux.HandlePrefix(prefix, g.gate(h))
+}
+
+func (g gatedMux) gate(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		select {
+		case <-g.open:
+			h.ServeHTTP(w, req)
+		case <-req.Context().Done():
+		}
+	})
 }

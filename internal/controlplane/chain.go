@@ -88,9 +88,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 		}
 	}
 	in.installDiscoveryRoots(s)
-	if err := in.installOpenAPI(s); err != nil {
-		return nil, err
-	}
+	in.installOpenAPI(s)
 
 	if err := s.AddPostStartHook("start-system-namespaces-controller", func(hc server.PostStartHookContext) error {
 		return storage.ensureSystemNamespaces(hc.Context)
