@@ -55,7 +55,7 @@ func TestKubectlCreateWorkloads(t *testing.T) {
 	k := framework.StartKapi(t, framework.WithStorageBackend("memory"))
 	r := kubectlRunner{t, k}
 
-	r.run("create", "deployment", "web", "--image=nginx:1.27", "--replicas=2", "--validate=false")
+	r.run("create", "deployment", "web", "--image=nginx:1.27", "--replicas=2")
 	got := r.jsonpath("{.spec.strategy.type} {.spec.strategy.rollingUpdate.maxSurge} {.spec.strategy.rollingUpdate.maxUnavailable} {.spec.revisionHistoryLimit} {.spec.progressDeadlineSeconds} {.metadata.generation}", "get", "deployment", "web")
 	if got != "RollingUpdate 25% 25% 10 600 1" {
 		t.Errorf("deployment defaults = %q", got)
@@ -78,7 +78,7 @@ func TestKubectlCreateWorkloads(t *testing.T) {
 		t.Errorf("scale subresource = %+v, %v", scale, err)
 	}
 
-	r.run("create", "job", "hello", "--image=busybox", "--validate=false")
+	r.run("create", "job", "hello", "--image=busybox")
 	got = r.jsonpath("{.spec.completions} {.spec.parallelism} {.spec.backoffLimit} {.spec.template.spec.restartPolicy}", "get", "job", "hello")
 	if got != "1 1 6 Never" {
 		t.Errorf("job defaults = %q", got)
@@ -86,11 +86,11 @@ func TestKubectlCreateWorkloads(t *testing.T) {
 	if sel := r.jsonpath("{.spec.selector.matchLabels}", "get", "job", "hello"); !strings.Contains(sel, "batch.kubernetes.io/controller-uid") {
 		t.Errorf("job selector not generated: %s", sel)
 	}
-	r.run("create", "cronjob", "tick", "--image=busybox", "--schedule=*/5 * * * *", "--validate=false")
+	r.run("create", "cronjob", "tick", "--image=busybox", "--schedule=*/5 * * * *")
 	if got := r.jsonpath("{.spec.concurrencyPolicy} {.spec.successfulJobsHistoryLimit} {.spec.failedJobsHistoryLimit}", "get", "cronjob", "tick"); got != "Allow 3 1" {
 		t.Errorf("cronjob defaults = %q", got)
 	}
-	mustHave(t, r.fails("", "create", "cronjob", "bad", "--image=busybox", "--schedule=not a schedule", "--validate=false"), "spec.schedule")
+	mustHave(t, r.fails("", "create", "cronjob", "bad", "--image=busybox", "--schedule=not a schedule"), "spec.schedule")
 
 	r.run("create", "secret", "generic", "creds", "--from-literal=user=admin")
 	if got := r.jsonpath("{.type}", "get", "secret", "creds"); got != "Opaque" {
@@ -159,5 +159,5 @@ func TestKubectlPods(t *testing.T) {
 	mustHave(t, r.fails("", "exec", "p", "--", "ls"), `pods "p": no kubelet is running`)
 	mustHave(t, r.fails("", "exec", "nope", "--", "ls"), `pods "nope" not found`)
 	noImage := "apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {containers: [{name: c}]}\n"
-	mustHave(t, r.fails(noImage, "create", "--validate=false", "-f", "-"), "spec.containers[0].image: Required value")
+	mustHave(t, r.fails(noImage, "create", "-f", "-"), "spec.containers[0].image: Required value")
 }

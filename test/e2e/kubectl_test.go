@@ -50,11 +50,10 @@ func kubectlWorkflow(t *testing.T, k *framework.Kapi) {
 		t.Fatalf("label selector tier=db matched settings:\n%s", out)
 	}
 
-	// An edit-style update: read, change, replace. Client-side schema
-	// validation needs /openapi, which comes with the OpenAPI work; the
-	// server still validates the object.
+	// An edit-style update: read, change, replace; kubectl asks the
+	// server to validate the fields (it finds fieldValidation in OpenAPI).
 	edited := strings.Replace(yaml, "color: blue", "color: green", 1)
-	if _, err := k.KubectlStdin(t, edited, "replace", "--validate=false", "-f", "-"); err == nil {
+	if _, err := k.KubectlStdin(t, edited, "replace", "-f", "-"); err == nil {
 		t.Fatalf("replace with a stale resourceVersion succeeded; want a conflict")
 	}
 	fresh := run("-n", "demo", "get", "cm", "settings", "-o", "yaml")
@@ -78,7 +77,7 @@ func kubectlWorkflow(t *testing.T, k *framework.Kapi) {
 
 func run2(t *testing.T, k *framework.Kapi, manifest string) string {
 	t.Helper()
-	out, err := k.KubectlStdin(t, manifest, "replace", "--validate=false", "-f", "-")
+	out, err := k.KubectlStdin(t, manifest, "replace", "-f", "-")
 	if err != nil {
 		t.Fatalf("kubectl replace: %v\n%s", err, out)
 	}
