@@ -1,11 +1,9 @@
 package controlplane
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -20,11 +18,12 @@ import (
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapi-dev/kapi/internal/registry/registrytest"
 )
 
 // The registry tests' -update lives in another package; this one is for
 // the patch tests of the control plane.
-var updatePatchGolden = flag.Bool("update", false, "rewrite the golden files of the patch tests in testdata/patch")
 
 const (
 	patchNamespace = "bench" // created by startServer
@@ -255,20 +254,7 @@ func setIfPresent(m map[string]any, key string, v any) {
 // there under -update.
 func comparePatchGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join(patchTestdata, name)
-	if *updatePatchGolden {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run the test with -update to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update after checking the change):\n got:\n%s\nwant:\n%s", path, got, want)
-	}
+	registrytest.CompareGolden(t, filepath.Join(patchTestdata, name), got)
 }
 
 var patchNonName = regexp.MustCompile(`[^a-z0-9]+`)

@@ -6,47 +6,16 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"reflect"
 	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
-	"github.com/kapi-dev/kapi/internal/endpoints/openapi/routes"
+	"github.com/kapi-dev/kapi/internal/endpoints/openapi/definitions"
 )
-
-// part is what one v3 document describes, and what it adds to the v2
-// document: a group version, or a discovery root ("apis", "version").
-// It is immutable once built, so snapshots share it.
-type part struct {
-	key     string
-	v2Paths map[string]spec.PathItem
-	v3Paths map[string]*spec3.Path
-	v2Defs  map[string]spec.Schema
-	v3Defs  map[string]*spec.Schema
-}
-
-// groupVersionPart describes the resources of gv. Definitions come from
-// the builder for roots and for the types the routes refer to; explicit
-// definitions (custom resources) are added over them.
-func (s *Service) groupVersionPart(gv schema.GroupVersion, resources []routes.Resource, roots []reflect.Type, v2 map[string]spec.Schema, v3 map[string]*spec.Schema) *part {
-	paths := routes.Build(gv, resources)
-	roots = append(slices.Clip(roots), paths.Types...)
-	// Copied: the builder may hand out maps it keeps.
-	v2Defs := merged(s.definitions.V2(roots...), v2)
-	v3Defs := merged(s.definitions.V3(roots...), v3)
-	scopeGVKs(v3Defs, gv.Group, gv.Version)
-	return &part{key: keyOf(gv), v2Paths: paths.V2, v3Paths: paths.V3, v2Defs: v2Defs, v3Defs: v3Defs}
-}
-
-// merged is a new map of base's entries and extra's over them.
-func merged[V any](base, extra map[string]V) map[string]V {
-	out := make(map[string]V, len(base)+len(extra))
-	maps.Copy(out, base)
-	maps.Copy(out, extra)
-	return out
-}
 
 // specInfo is the info of every document.
 func (s *Service) specInfo() *spec.Info {
@@ -67,39 +36,44 @@ const (
 	securityDescription = "Bearer Token authentication"
 )
 
-// encodeV3 encodes the v3 document of p.
-func (s *Service) encodeV3(p *part) *encodedDoc {
+// encodeV3 builds and encodes the v3 document of src, with a builder of
+// its own: the reflected definitions are garbage once it is encoded.
+func (s *Service) encodeV3(src *source, modified time.Time) *encodedDoc {
+	s.encodes.Add(1)
+	paths, schemas := src.v3Content(definitions.NewBuilder(s.scheme))
 	doc := &spec3.OpenAPI{
 		Version: "3.0.0",
 		Info:    s.specInfo(),
-		Paths:   &spec3.Paths{Paths: p.v3Paths},
+		Paths:   &spec3.Paths{Paths: paths},
 		Components: &spec3.Components{
-			Schemas: p.v3Defs,
+			Schemas: schemas,
 			SecuritySchemes: spec3.SecuritySchemes{securityName: &spec3.SecurityScheme{
 				SecuritySchemeProps: spec3.SecuritySchemeProps{Type: "apiKey", Name: "authorization", In: "header", Description: securityDescription},
 			}},
 		},
 	}
 	// The document's own marshaler, not json.Marshal, which would
-	// re-validate and compact its output: a fifth of Build.
+	// re-validate and compact its output.
 	b, err := doc.MarshalJSON()
 	if err != nil {
-		return failedDoc(fmt.Errorf("encoding the OpenAPI v3 document %q: %w", p.key, err))
+		return failedDoc(fmt.Errorf("encoding the OpenAPI v3 document %q: %w", src.key, err))
 	}
-	return newEncodedDoc(b, s.now(), v3ToProto)
+	return newEncodedDoc(b, src.hash, modified, v3ToProto)
 }
 
-// encodeV2 encodes the one v2 document of every part.
-func (s *Service) encodeV2(parts []*part) *encodedDoc {
+// encodeV2 builds and encodes the one v2 document of every source, with
+// one builder for all of them (they share most types), dropped after.
+func (s *Service) encodeV2(srcs []*source, modified time.Time) *encodedDoc {
+	s.encodes.Add(1)
+	b := definitions.NewBuilder(s.scheme)
 	paths := map[string]spec.PathItem{}
-	raw := map[string]spec.Schema{}
-	for _, p := range parts {
-		maps.Copy(paths, p.v2Paths)
-		maps.Copy(raw, p.v2Defs)
-	}
-	defs := make(spec.Definitions, len(raw))
-	for name, d := range raw {
-		defs[name] = withoutDefaults(d)
+	defs := spec.Definitions{}
+	for _, src := range srcs {
+		p, d := src.v2Content(b)
+		maps.Copy(paths, p)
+		for name, def := range d {
+			defs[name] = withoutDefaults(def)
+		}
 	}
 	doc := &spec.Swagger{SwaggerProps: spec.SwaggerProps{
 		Swagger:     "2.0",
@@ -111,11 +85,11 @@ func (s *Service) encodeV2(parts []*part) *encodedDoc {
 		}},
 		Security: []map[string][]string{{securityName: {}}},
 	}}
-	b, err := doc.MarshalJSON()
+	js, err := doc.MarshalJSON()
 	if err != nil {
 		return failedDoc(fmt.Errorf("encoding the OpenAPI v2 document: %w", err))
 	}
-	return newEncodedDoc(b, s.now(), v2ToProto)
+	return newEncodedDoc(js, computeETag(js), modified, v2ToProto)
 }
 
 // v3Index is the body of /openapi/v3.
@@ -138,30 +112,117 @@ func serverRelativeURL(key, hash string) string {
 // swapped whole so that a request sees an index and documents that agree.
 type v3Docs struct {
 	index *encodedDoc
-	docs  map[string]*encodedDoc
+	docs  map[string]*lazyDoc
 }
 
-// newV3Docs indexes docs. A document that failed to encode is served as
-// unavailable but not listed.
-func (s *Service) newV3Docs(docs map[string]*encodedDoc) *v3Docs {
+// lazyDoc is one v3 document: its hash, known from its source, and its
+// encoding, made on the first request for it and then kept. Concurrent
+// first requests wait for one encoding.
+type lazyDoc struct {
+	src      *source
+	s        *Service
+	modified time.Time
+
+	once sync.Once
+	doc  *encodedDoc
+}
+
+// get returns the encoded document; one that failed to encode has err
+// set, and stays failed until its source changes.
+func (l *lazyDoc) get() *encodedDoc {
+	l.once.Do(func() { l.doc = l.s.encodeV3(l.src, l.modified) })
+	return l.doc
+}
+
+// newV3DocsLocked is the snapshot of the current sources. Documents whose
+// source hash is unchanged are taken from old, encoded or not; when all
+// are, old itself is kept, index and all.
+func (s *Service) newV3DocsLocked(old *v3Docs) *v3Docs {
+	docs := make(map[string]*lazyDoc, len(s.sources))
+	reused := 0
+	for key, src := range s.sources {
+		if o := old.docs[key]; o != nil && o.src.hash == src.hash {
+			docs[key] = o
+			reused++
+			continue
+		}
+		docs[key] = &lazyDoc{src: src, s: s, modified: s.now()}
+	}
+	if reused == len(docs) && len(docs) == len(old.docs) && old.index != nil {
+		return old
+	}
 	index := v3Index{Paths: make(map[string]v3IndexEntry, len(docs))}
 	for key, d := range docs {
-		if d.err == nil {
-			index.Paths[key] = v3IndexEntry{ServerRelativeURL: serverRelativeURL(key, d.etag)}
-		}
+		index.Paths[key] = v3IndexEntry{ServerRelativeURL: serverRelativeURL(key, d.src.hash)}
 	}
 	b, err := json.Marshal(index)
 	if err != nil {
 		// a map of strings always marshals
 		panic(fmt.Sprintf("encoding the OpenAPI v3 index: %v", err))
 	}
-	return &v3Docs{index: newEncodedDoc(b, s.now(), nil), docs: docs}
+	return &v3Docs{index: newEncodedDoc(b, computeETag(b), s.now(), nil), docs: docs}
 }
 
-// sortedParts lists parts by key, so that the v2 document does not
+// sortedSources lists sources by key, so that the v2 document does not
 // depend on map order.
-func sortedParts(parts map[string]*part) []*part {
-	out := slices.Collect(maps.Values(parts))
-	slices.SortFunc(out, func(a, b *part) int { return cmp.Compare(a.key, b.key) })
+func sortedSources(sources map[string]*source) []*source {
+	out := slices.Collect(maps.Values(sources))
+	slices.SortFunc(out, func(a, b *source) int { return cmp.Compare(a.key, b.key) })
 	return out
+}
+
+// lazyV2 is the v2 document of one set of sources, encoded on first use:
+// the document merges every group version, so it is built only when
+// asked for, and a custom resource change marks it stale rather than
+// re-encoding megabytes per change.
+type lazyV2 struct {
+	srcs     []*source
+	s        *Service
+	modified time.Time
+	// prev is the last good document before this one, served if this
+	// one fails to encode. Set once at creation.
+	prev *encodedDoc
+
+	once sync.Once
+	doc  *encodedDoc
+	err  error
+	good atomic.Pointer[encodedDoc] // doc once encoded without error
+}
+
+// newLazyV2Locked returns the v2 document of the current sources; old is
+// the one it replaces, if any, kept when its sources are the same.
+func (s *Service) newLazyV2Locked(old *lazyV2) *lazyV2 {
+	srcs := sortedSources(s.sources)
+	if old != nil && slices.EqualFunc(old.srcs, srcs, func(a, b *source) bool { return a.key == b.key && a.hash == b.hash }) {
+		return old
+	}
+	l := &lazyV2{srcs: srcs, s: s, modified: s.now()}
+	if old != nil {
+		l.prev = old.lastGood()
+	}
+	return l
+}
+
+// get returns the document to serve and the error of encoding this one.
+// The document is the previous good one (or nil) when encoding failed.
+func (l *lazyV2) get() (*encodedDoc, error) {
+	l.once.Do(func() {
+		d := l.s.encodeV2(l.srcs, l.modified)
+		if d.err != nil {
+			l.doc, l.err = l.prev, d.err
+			return
+		}
+		l.doc = d
+		l.good.Store(d)
+	})
+	return l.doc, l.err
+}
+
+// lastGood is the newest good document this one knows of, without
+// encoding anything: its own if encoded, else the one before it.
+func (l *lazyV2) lastGood() *encodedDoc {
+	if d := l.good.Load(); d != nil {
+		return d
+	}
+	return l.prev
 }

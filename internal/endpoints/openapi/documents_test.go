@@ -25,7 +25,7 @@ func TestDocumentsParse(t *testing.T) {
 		t.Errorf("v2: %v", err)
 	}
 	for key, d := range s.v3.Load().docs {
-		if _, err := openapi_v3.ParseDocument(d.json); err != nil {
+		if _, err := openapi_v3.ParseDocument(d.get().json); err != nil {
 			t.Errorf("v3 %s: %v", key, err)
 		}
 	}
@@ -125,7 +125,7 @@ func TestV3Documents(t *testing.T) {
 				t.Fatalf("no document %q", tt.key)
 			}
 			var doc spec3.OpenAPI
-			if err := json.Unmarshal(d.json, &doc); err != nil {
+			if err := json.Unmarshal(d.get().json, &doc); err != nil {
 				t.Fatal(err)
 			}
 			if doc.Version != "3.0.0" || doc.Info.Title != "Kubernetes" {

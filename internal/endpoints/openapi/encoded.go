@@ -20,8 +20,10 @@ import (
 // It is immutable once built; a changed document is a new encodedDoc.
 type encodedDoc struct {
 	json []byte
-	// etag is the upper-case hex SHA-512 of json, as upstream; the
-	// protobuf form shares it (responses vary on Accept).
+	// etag is an upper-case hex SHA-512: of json for the v2 document and
+	// the index, as upstream; of its source for a v3 document, whose hash
+	// is announced before it is encoded. The protobuf form shares it
+	// (responses vary on Accept).
 	etag     string
 	modified time.Time
 	// err is set when the document could not be encoded: it is served as
@@ -40,8 +42,8 @@ type encodedDoc struct {
 	gzipProto     []byte
 }
 
-func newEncodedDoc(json []byte, modified time.Time, toProto func([]byte) ([]byte, error)) *encodedDoc {
-	return &encodedDoc{json: json, etag: computeETag(json), modified: modified, toProto: toProto}
+func newEncodedDoc(json []byte, etag string, modified time.Time, toProto func([]byte) ([]byte, error)) *encodedDoc {
+	return &encodedDoc{json: json, etag: etag, modified: modified, toProto: toProto}
 }
 
 // failedDoc stands for a document whose encoding failed.
@@ -51,7 +53,11 @@ func failedDoc(err error) *encodedDoc {
 
 func computeETag(data []byte) string {
 	sum := sha512.Sum512(data)
-	return strings.ToUpper(hex.EncodeToString(sum[:]))
+	return hexHash(sum[:])
+}
+
+func hexHash(sum []byte) string {
+	return strings.ToUpper(hex.EncodeToString(sum))
 }
 
 // protobuf returns the gnostic protobuf form of the document.

@@ -100,7 +100,7 @@ func (s *Service) serveV3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := strings.TrimPrefix(r.URL.Path, "/openapi/v3/")
-	doc, ok := s.v3.Load().docs[key]
+	lazy, ok := s.v3.Load().docs[key]
 	if !ok {
 		filters.WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
 		return
@@ -111,15 +111,19 @@ func (s *Service) serveV3(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotAcceptable)
 		return
 	}
+	// The hash is known without the document: a stale one is redirected
+	// before anything is built.
+	hash := r.URL.Query().Get("hash")
+	if hash != "" && hash != lazy.src.hash {
+		http.Redirect(w, r, serverRelativeURL(key, lazy.src.hash), http.StatusMovedPermanently)
+		return
+	}
+	doc := lazy.get()
 	if doc.err != nil {
 		writeUnavailable(w)
 		return
 	}
-	if hash := r.URL.Query().Get("hash"); hash != "" {
-		if hash != doc.etag {
-			http.Redirect(w, r, serverRelativeURL(key, doc.etag), http.StatusMovedPermanently)
-			return
-		}
+	if hash != "" {
 		w.Header().Set("Cache-Control", "public, immutable")
 		// A year is "never" for HTTP caches (RFC 9111 advises no more).
 		w.Header().Set("Expires", s.now().AddDate(1, 0, 0).UTC().Format(http.TimeFormat))

@@ -203,7 +203,7 @@ func TestV3Document(t *testing.T) {
 	h := serve(s)
 	idx, _ := index(t, h)
 	current := idx.Paths["apis/apps/v1"].ServerRelativeURL
-	doc := s.v3.Load().docs["apis/apps/v1"]
+	doc := s.v3.Load().docs["apis/apps/v1"].get()
 	etag := strconv.Quote(doc.etag)
 	expires := fixedNow.AddDate(1, 0, 0).Format(http.TimeFormat)
 	tests := []struct {

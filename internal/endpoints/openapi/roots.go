@@ -78,10 +78,9 @@ func camel(s string, upperFirst bool) string {
 	return b.String()
 }
 
-// rootPart is the document of one discovery root.
-func (s *Service) rootPart(r rootRoute) *part {
-	name := definitions.Name(r.response)
-	v2 := &spec.Operation{OperationProps: spec.OperationProps{
+// v2Path is the path item of the root's GET in the v2 document.
+func (r *rootRoute) v2Path() map[string]spec.PathItem {
+	op := &spec.Operation{OperationProps: spec.OperationProps{
 		Description: r.description,
 		Consumes:    r.mediaTypes,
 		Produces:    r.mediaTypes,
@@ -89,15 +88,21 @@ func (s *Service) rootPart(r rootRoute) *part {
 		Tags:        []string{r.tag},
 		ID:          r.operationID,
 		Responses: &spec.Responses{ResponsesProps: spec.ResponsesProps{StatusCodeResponses: map[int]spec.Response{
-			200: {ResponseProps: spec.ResponseProps{Description: "OK", Schema: spec.RefSchema("#/definitions/" + name)}},
+			200: {ResponseProps: spec.ResponseProps{Description: "OK", Schema: spec.RefSchema("#/definitions/" + definitions.Name(r.response))}},
 			401: {ResponseProps: spec.ResponseProps{Description: "Unauthorized"}},
 		}}},
 	}}
+	return map[string]spec.PathItem{r.path: {PathItemProps: spec.PathItemProps{Get: op}}}
+}
+
+// v3Path is the path of the root's GET in its v3 document.
+func (r *rootRoute) v3Path() map[string]*spec3.Path {
+	ref := spec.RefSchema("#/components/schemas/" + definitions.Name(r.response))
 	content := make(map[string]*spec3.MediaType, len(r.mediaTypes))
 	for _, mt := range r.mediaTypes {
-		content[mt] = &spec3.MediaType{MediaTypeProps: spec3.MediaTypeProps{Schema: spec.RefSchema("#/components/schemas/" + name)}}
+		content[mt] = &spec3.MediaType{MediaTypeProps: spec3.MediaTypeProps{Schema: ref}}
 	}
-	v3 := &spec3.Operation{OperationProps: spec3.OperationProps{
+	op := &spec3.Operation{OperationProps: spec3.OperationProps{
 		Description: r.description,
 		OperationId: r.operationID,
 		Tags:        []string{r.tag},
@@ -106,11 +111,5 @@ func (s *Service) rootPart(r rootRoute) *part {
 			401: {ResponseProps: spec3.ResponseProps{Description: "Unauthorized"}},
 		}}},
 	}}
-	return &part{
-		key:     r.key,
-		v2Paths: map[string]spec.PathItem{r.path: {PathItemProps: spec.PathItemProps{Get: v2}}},
-		v3Paths: map[string]*spec3.Path{r.path: {PathProps: spec3.PathProps{Get: v3}}},
-		v2Defs:  s.definitions.V2(r.response),
-		v3Defs:  s.definitions.V3(r.response),
-	}
+	return map[string]*spec3.Path{r.path: {PathProps: spec3.PathProps{Get: op}}}
 }

@@ -84,12 +84,14 @@ func Golden(t *testing.T, scheme *runtime.Scheme, storage rest.Creater, dir, nam
 		if err := codecs.EncoderForVersion(f.serializer, gv).Encode(normalized, &buf); err != nil {
 			t.Fatalf("encoding %s as %s: %v", name, f.ext, err)
 		}
-		compareGolden(t, filepath.Join(dir, name+".golden."+f.ext), buf.Bytes())
+		CompareGolden(t, filepath.Join(dir, name+".golden."+f.ext), buf.Bytes())
 	}
 	return created
 }
 
-func compareGolden(t *testing.T, path string, got []byte) {
+// CompareGolden compares got with the file at path, or writes it there
+// when the test runs with -update.
+func CompareGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -102,6 +104,6 @@ func compareGolden(t *testing.T, path string, got []byte) {
 		t.Fatalf("%v (run the test with -update to write it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from what kapi stored (run with -update after checking the change):\n got: %s", path, got)
+		t.Errorf("%s differs (run with -update after checking the change):\n got:\n%s\nwant:\n%s", path, got, want)
 	}
 }

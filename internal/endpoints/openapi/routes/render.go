@@ -99,22 +99,32 @@ func responsesV2(rs []response) *spec.Responses {
 }
 
 func setV2(item *spec.PathItem, method string, op *spec.Operation) {
+	if slot := methodSlot(method, &item.Get, &item.Put, &item.Post, &item.Delete, &item.Options, &item.Head, &item.Patch); slot != nil {
+		*slot = op
+	}
+}
+
+// methodSlot picks, among a path item's operation fields (in the order
+// get, put, post, delete, options, head, patch), the one of method; nil
+// for another method. v2 and v3 path items have the same fields.
+func methodSlot[O any](method string, get, put, post, del, options, head, patch **O) **O {
 	switch method {
 	case http.MethodGet:
-		item.Get = op
+		return get
 	case http.MethodPut:
-		item.Put = op
+		return put
 	case http.MethodPost:
-		item.Post = op
+		return post
 	case http.MethodDelete:
-		item.Delete = op
+		return del
 	case http.MethodOptions:
-		item.Options = op
+		return options
 	case http.MethodHead:
-		item.Head = op
+		return head
 	case http.MethodPatch:
-		item.Patch = op
+		return patch
 	}
+	return nil
 }
 
 // renderV3 is an OpenAPI 3.0 path: bodies and answers carry one content
@@ -175,20 +185,7 @@ func responsesV3(rs []response, produces []string) *spec3.Responses {
 }
 
 func setV3(item *spec3.Path, method string, op *spec3.Operation) {
-	switch method {
-	case http.MethodGet:
-		item.Get = op
-	case http.MethodPut:
-		item.Put = op
-	case http.MethodPost:
-		item.Post = op
-	case http.MethodDelete:
-		item.Delete = op
-	case http.MethodOptions:
-		item.Options = op
-	case http.MethodHead:
-		item.Head = op
-	case http.MethodPatch:
-		item.Patch = op
+	if slot := methodSlot(method, &item.Get, &item.Put, &item.Post, &item.Delete, &item.Options, &item.Head, &item.Patch); slot != nil {
+		*slot = op
 	}
 }
