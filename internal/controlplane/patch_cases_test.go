@@ -192,7 +192,6 @@ var strategicPatchCases = []patchCase{
 		body: `{"data":{"$patch":"frob"}}`,
 		code: http.StatusInternalServerError, reason: metav1.StatusReasonUnknown,
 		message: []string{"unknown patch type: frob in map"},
-		differs: `kapi gives errors that are no API Status the reason "InternalError"; upstream leaves it empty (StatusReasonUnknown)`,
 	},
 }
 

@@ -1,11 +1,13 @@
 package scale_test
 
 import (
+	"context"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
@@ -44,19 +46,25 @@ func TestManagedFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := managers(obj.(*autoscalingv1.Scale).ManagedFields)
-	if want := map[string]string{"A": "autoscaling/v1  " + replicasFields}; len(got) != 1 || got["A"] != want["A"] {
-		t.Errorf("scale managedFields %v, want %v", got, want)
+	if mf := obj.(*autoscalingv1.Scale).ManagedFields; len(mf) != 0 {
+		t.Errorf("a Scale read carries managedFields %v; upstream shows none", mf)
 	}
 
+	// The field manager of a Scale write sees the parent's owners of
+	// replicas as owners of the Scale's.
 	written := &autoscalingv1.Scale{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", ManagedFields: []metav1.ManagedFieldsEntry{
 			fieldsEntry("S", "autoscaling/v1", "scale", replicasFields),
 		}},
 		Spec: autoscalingv1.ScaleSpec{Replicas: 7},
 	}
-	if _, _, err := r.Update(ctx, "web", rest.DefaultUpdatedObjectInfo(written), nil, nil, false, nil); err != nil {
+	seen := &seenOldScale{written: written}
+	if _, _, err := r.Update(ctx, "web", seen, nil, nil, false, nil); err != nil {
 		t.Fatal(err)
+	}
+	got := managers(seen.old)
+	if want := map[string]string{"A": "autoscaling/v1  " + replicasFields}; len(got) != 1 || got["A"] != want["A"] {
+		t.Errorf("the old Scale's managedFields %v, want %v", got, want)
 	}
 	parent, err := store.Get(ctx, "web", &metav1.GetOptions{})
 	if err != nil {
@@ -67,4 +75,18 @@ func TestManagedFields(t *testing.T) {
 	if len(got) != len(want) || got["B"] != want["B"] || got["S"] != want["S"] {
 		t.Errorf("parent managedFields %v, want %v", got, want)
 	}
+}
+
+// seenOldScale writes written and records the managed fields of the old
+// Scale the update was given.
+type seenOldScale struct {
+	written *autoscalingv1.Scale
+	old     []metav1.ManagedFieldsEntry
+}
+
+func (s *seenOldScale) Preconditions() *metav1.Preconditions { return nil }
+
+func (s *seenOldScale) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
+	s.old = old.(*autoscalingv1.Scale).ManagedFields
+	return s.written, nil
 }

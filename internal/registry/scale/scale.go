@@ -106,7 +106,6 @@ func (r *REST) scaleOf(obj runtime.Object) (*autoscalingv1.Scale, error) {
 			UID:               m.GetUID(),
 			ResourceVersion:   m.GetResourceVersion(),
 			CreationTimestamp: m.GetCreationTimestamp(),
-			ManagedFields:     r.scaleManagedFields(obj),
 		},
 		Spec:   autoscalingv1.ScaleSpec{Replicas: r.acc.GetReplicas(obj)},
 		Status: autoscalingv1.ScaleStatus{Replicas: r.acc.StatusReplicas(obj), Selector: selector},
@@ -169,6 +168,9 @@ func (i *updatedObjectInfo) UpdatedObject(ctx context.Context, current runtime.O
 	if err != nil {
 		return nil, err
 	}
+	// Only the field manager sees the Scale's managed fields, translated
+	// from the parent's; reads and responses carry none, as upstream.
+	oldScale.ManagedFields = i.r.scaleManagedFields(parent)
 	newObj, err := i.inner.UpdatedObject(ctx, oldScale)
 	if err != nil {
 		return nil, err

@@ -14,10 +14,9 @@ type statusError interface {
 }
 
 // ErrorToAPIStatus turns err into the Status sent to the client. Errors
-// that carry no Status become a 500 with the error text (upstream leaves
-// the reason empty; kapi says InternalError so that
-// apierrors.IsInternalError holds). Callers should log those, as they mean
-// a layer below failed to translate its error.
+// that carry no Status become a 500 with the error text and no reason, as
+// upstream answers them. Callers should log those, as they mean a layer
+// below failed to translate its error.
 func ErrorToAPIStatus(err error) *metav1.Status {
 	var se statusError
 	if errors.As(err, &se) {
@@ -39,7 +38,7 @@ func ErrorToAPIStatus(err error) *metav1.Status {
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusFailure,
 		Code:     http.StatusInternalServerError,
-		Reason:   metav1.StatusReasonInternalError,
+		Reason:   metav1.StatusReasonUnknown,
 		Message:  err.Error(),
 	}
 }

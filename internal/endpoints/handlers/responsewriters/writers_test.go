@@ -38,7 +38,7 @@ func TestErrorToAPIStatus(t *testing.T) {
 		}},
 		{"plain error", errors.New("disk on fire"), metav1.Status{
 			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure, Code: 500,
-			Reason: metav1.StatusReasonInternalError, Message: "disk on fire",
+			Reason: metav1.StatusReasonUnknown, Message: "disk on fire",
 		}},
 		{"status without code", &apierrors.StatusError{ErrStatus: metav1.Status{Message: "m"}}, metav1.Status{
 			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure, Code: 500, Message: "m",
