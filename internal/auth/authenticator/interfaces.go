@@ -3,6 +3,7 @@
 package authenticator
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/kapi-dev/kapi/internal/auth/user"
@@ -28,4 +29,34 @@ type RequestFunc func(req *http.Request) (*Response, bool, error)
 // AuthenticateRequest calls f.
 func (f RequestFunc) AuthenticateRequest(req *http.Request) (*Response, bool, error) {
 	return f(req)
+}
+
+// Token authenticates a bearer token, with the same contract as Request:
+// ok=false and no error is "not a token of mine"; an error is a token of
+// this kind that is bad (expired, revoked, badly signed).
+type Token interface {
+	AuthenticateToken(ctx context.Context, token string) (resp *Response, ok bool, err error)
+}
+
+// TokenFunc adapts a function to Token.
+type TokenFunc func(ctx context.Context, token string) (*Response, bool, error)
+
+// AuthenticateToken calls f.
+func (f TokenFunc) AuthenticateToken(ctx context.Context, token string) (*Response, bool, error) {
+	return f(ctx, token)
+}
+
+type audiencesKey struct{}
+
+// WithAudiences records the audiences a token must be valid for: the
+// server's --api-audiences for requests, a TokenReview's spec.audiences
+// for reviews.
+func WithAudiences(ctx context.Context, audiences []string) context.Context {
+	return context.WithValue(ctx, audiencesKey{}, audiences)
+}
+
+// AudiencesFrom returns the audiences WithAudiences recorded, if any.
+func AudiencesFrom(ctx context.Context) ([]string, bool) {
+	a, ok := ctx.Value(audiencesKey{}).([]string)
+	return a, ok
 }

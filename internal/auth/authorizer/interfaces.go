@@ -46,3 +46,22 @@ type Func func(ctx context.Context, a Attributes) (Decision, string, error)
 func (f Func) Authorize(ctx context.Context, a Attributes) (Decision, string, error) {
 	return f(ctx, a)
 }
+
+// ResourceRule is one rule of what a user may do with resources, as
+// SelfSubjectRulesReview reports it.
+type ResourceRule struct {
+	Verbs, APIGroups, Resources, ResourceNames []string
+}
+
+// NonResourceRule is one rule of what a user may do with non-resource
+// URLs.
+type NonResourceRule struct {
+	Verbs, NonResourceURLs []string
+}
+
+// RuleResolver lists the rules an authorizer applies to a user in a
+// namespace ("" for cluster-wide rules only). incomplete says some rules
+// could not be listed (the user may be able to do more).
+type RuleResolver interface {
+	RulesFor(ctx context.Context, u user.Info, namespace string) (resourceRules []ResourceRule, nonResourceRules []NonResourceRule, incomplete bool, err error)
+}
