@@ -61,6 +61,8 @@ type Config struct {
 	MinRequestTimeout           time.Duration
 	ShutdownDelayDuration       time.Duration
 	MaxRequestBytes             int64
+
+	Security SecurityConfig
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

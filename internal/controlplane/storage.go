@@ -20,10 +20,12 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/cacher"
+	"github.com/kapi-dev/kapi/internal/storage/encryptionconfig"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3/embedded"
 	"github.com/kapi-dev/kapi/internal/storage/memory"
 	"github.com/kapi-dev/kapi/internal/storage/metrics"
+	"github.com/kapi-dev/kapi/internal/storage/value"
 )
 
 // storageHandle is the opened storage and what the rest of the control
@@ -60,15 +62,19 @@ func openBackend(ctx context.Context, c *Config, m *metrics.Metrics, logger *slo
 
 // openStore opens the storage backend itself.
 func openStore(ctx context.Context, c *Config, m *metrics.Metrics, logger *slog.Logger) (*storageHandle, error) {
+	transformers, err := encryptionTransformers(c.Security.EncryptionProviderConfig)
+	if err != nil {
+		return nil, err
+	}
 	switch c.StorageBackend {
 	case "memory":
-		b := memory.New()
+		b := memory.NewWithOptions(memory.Options{Transformers: transformers})
 		return &storageHandle{backend: b, closeFn: b.Close}, nil
 	case "etcd3", "":
 	default:
 		return nil, fmt.Errorf("unknown storage backend %q", c.StorageBackend)
 	}
-	opts := etcd3.Options{Prefix: c.EtcdPrefix, Logger: logger, Metrics: m}
+	opts := etcd3.Options{Prefix: c.EtcdPrefix, Logger: logger, Metrics: m, Transformers: transformers}
 	var client *clientv3.Client
 	var closeClient func() error
 	if len(c.EtcdServers) > 0 {
@@ -219,4 +225,17 @@ func resourcePrefix(resource schema.GroupResource) string {
 		return p
 	}
 	return resource.Resource
+}
+
+// encryptionTransformers loads --encryption-provider-config; no file means
+// nothing is encrypted.
+func encryptionTransformers(path string) (func(schema.GroupResource) value.Transformer, error) {
+	if path == "" {
+		return nil, nil
+	}
+	cfg, err := encryptionconfig.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("--encryption-provider-config: %w", err)
+	}
+	return cfg.TransformerFor, nil
 }

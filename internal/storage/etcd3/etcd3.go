@@ -14,10 +14,12 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/kvstore"
 	"github.com/kapi-dev/kapi/internal/storage/metrics"
+	"github.com/kapi-dev/kapi/internal/storage/value"
 )
 
 // Backend serves every resource from one etcd client and key prefix.
@@ -44,6 +46,9 @@ type Options struct {
 	// Metrics records every etcd request per resource; nil records
 	// nothing.
 	Metrics *metrics.Metrics
+	// Transformers encrypts the values of some resources at rest; nil,
+	// or a nil transformer for a resource, stores values as encoded.
+	Transformers func(schema.GroupResource) value.Transformer
 }
 
 // New returns a backend storing keys under prefix (e.g. "/registry"; a
@@ -55,7 +60,9 @@ func New(client *clientv3.Client, prefix string, logger *slog.Logger) *Backend {
 // NewWithOptions returns a backend configured by opts.
 func NewWithOptions(client *clientv3.Client, opts Options) *Backend {
 	kv := &etcdKV{client: client, prefix: strings.TrimRight(opts.Prefix, "/")}
-	bo := kvstore.BackendOptions{Logger: opts.Logger}
+	// The etcd key is the authenticated data of upstream's AEAD
+	// providers, so it includes the prefix.
+	bo := kvstore.BackendOptions{Logger: opts.Logger, Transformers: opts.Transformers, DataKeyPrefix: kv.prefix}
 	if opts.Metrics != nil {
 		bo.WrapKV = func(inner kvstore.KV, cfg storage.ResourceConfig) kvstore.KV {
 			return &instrumentedKV{KV: inner, metrics: opts.Metrics, resource: cfg.GroupResource}

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/value"
 )
 
 // Backend hands out stores over one KV and owns their watch goroutines. The
@@ -19,6 +22,9 @@ type Backend struct {
 	// wrapKV, when set, gives each resource its own view of kv (metrics
 	// per resource).
 	wrapKV func(KV, storage.ResourceConfig) KV
+	// transformers and dataKeyPrefix: see BackendOptions.
+	transformers  func(schema.GroupResource) value.Transformer
+	dataKeyPrefix string
 
 	// ctx is cancelled by Close; every watch goroutine stops with it.
 	ctx    context.Context
@@ -35,6 +41,14 @@ type BackendOptions struct {
 	// WrapKV, when set, wraps kv for each resource, e.g. to record
 	// request metrics labelled with the resource.
 	WrapKV func(KV, storage.ResourceConfig) KV
+	// Transformers, when set, gives the transformer a resource's values
+	// pass through between the codec and the KV (encryption at rest). A
+	// nil func or a nil result stores values as the codec encodes them.
+	Transformers func(schema.GroupResource) value.Transformer
+	// DataKeyPrefix is the KV's own key prefix (etcd: "/registry"). A
+	// transformer binds each value to DataKeyPrefix + key, its full etcd
+	// key, as kube-apiserver does.
+	DataKeyPrefix string
 }
 
 // NewBackend serves stores backed by kv. A nil logger discards.
@@ -49,7 +63,8 @@ func NewBackendWithOptions(kv KV, opts BackendOptions) *Backend {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Backend{kv: kv, logger: logger, wrapKV: opts.WrapKV, ctx: ctx, cancel: cancel}
+	return &Backend{kv: kv, logger: logger, wrapKV: opts.WrapKV,
+		transformers: opts.Transformers, dataKeyPrefix: opts.DataKeyPrefix, ctx: ctx, cancel: cancel}
 }
 
 // ForResource returns the storage.Interface for one resource.
@@ -66,6 +81,10 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 	if b.wrapKV != nil {
 		kv = b.wrapKV(kv, cfg)
 	}
+	var transformer value.Transformer
+	if b.transformers != nil {
+		transformer = b.transformers(cfg.GroupResource)
+	}
 	return &store{
 		backend:        b,
 		kv:             kv,
@@ -74,6 +93,8 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 		resourcePrefix: strings.TrimRight(cfg.ResourcePrefix, "/"),
 		versioner:      storage.APIObjectVersioner{},
 		logger:         b.logger.With("resource", cfg.ResourcePrefix),
+		transformer:    transformer,
+		dataKeyPrefix:  b.dataKeyPrefix,
 	}, nil
 }
 

@@ -23,7 +23,11 @@ func (s *store) Create(ctx context.Context, key string, obj, out runtime.Object)
 	if err != nil {
 		return &storage.Error{Code: storage.ErrCodeInvalidObj, Key: key, Message: "cannot encode object", Err: err}
 	}
-	rev, _, ok, err := s.kv.Put(ctx, key, data, 0)
+	stored, err := s.toStorage(ctx, key, data)
+	if err != nil {
+		return err
+	}
+	rev, _, ok, err := s.kv.Put(ctx, key, stored, 0)
 	if err != nil {
 		return err
 	}

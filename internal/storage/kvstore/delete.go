@@ -40,7 +40,7 @@ func (s *store) Delete(ctx context.Context, key string, out runtime.Object,
 			return s.decodeInto(key, st.data, out, rev)
 		}
 		s.logger.Debug("delete lost a race, retrying", "key", key)
-		if st, err = s.stateFrom(key, cur, false); err != nil {
+		if st, err = s.stateFrom(ctx, key, cur, false); err != nil {
 			return err
 		}
 	}

@@ -28,5 +28,9 @@ func (s *store) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 		return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
 	}
 	kv := res.KVs[0]
-	return s.decodeInto(key, kv.Value, out, kv.ModRevision)
+	data, _, err := s.fromStorage(ctx, key, kv.Value)
+	if err != nil {
+		return err
+	}
+	return s.decodeInto(key, data, out, kv.ModRevision)
 }

@@ -111,7 +111,7 @@ func (s *store) readPage(ctx context.Context, start, end string, withRev int64, 
 				break
 			}
 			page.lastKey = kv.Key
-			obj, err := s.decodeNew(kv.Key, kv.Value, kv.ModRevision)
+			obj, err := s.decodeNew(ctx, kv.Key, kv.Value, kv.ModRevision)
 			if err != nil {
 				return page, err
 			}

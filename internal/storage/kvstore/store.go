@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/value"
 )
 
 // store is the storage.Interface of one resource.
@@ -21,6 +22,10 @@ type store struct {
 	resourcePrefix string // without trailing "/"
 	versioner      storage.Versioner
 	logger         *slog.Logger
+	// transformer, when not nil, transforms values on their way to and
+	// from kv; dataKeyPrefix + key is what a value is bound to.
+	transformer   value.Transformer
+	dataKeyPrefix string
 }
 
 var _ storage.Interface = (*store)(nil)
@@ -47,8 +52,13 @@ func (s *store) decodeInto(key string, data []byte, obj runtime.Object, rev int6
 	return s.versioner.UpdateObject(obj, uint64(rev))
 }
 
-// decodeNew decodes stored bytes into a fresh object of the resource's kind.
-func (s *store) decodeNew(key string, data []byte, rev int64) (runtime.Object, error) {
+// decodeNew decodes a value as read from the KV into a fresh object of the
+// resource's kind.
+func (s *store) decodeNew(ctx context.Context, key string, stored []byte, rev int64) (runtime.Object, error) {
+	data, _, err := s.fromStorage(ctx, key, stored)
+	if err != nil {
+		return nil, err
+	}
 	obj, _, err := s.codec.Decode(data, nil, s.newFunc())
 	if err != nil {
 		return nil, &storage.Error{Code: storage.ErrCodeInvalidObj, Key: key, Message: "cannot decode stored object", Err: err}

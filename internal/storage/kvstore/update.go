@@ -9,11 +9,15 @@ import (
 	"github.com/kapi-dev/kapi/internal/storage"
 )
 
-// objState is a key's current object together with its stored bytes.
+// objState is a key's current object together with its encoded bytes (as
+// the codec wrote them, before any transformer).
 type objState struct {
 	obj  runtime.Object
 	data []byte
 	rev  int64 // 0 when the key does not exist
+	// stale marks a value the transformer wants rewritten (an old
+	// encryption key or provider).
+	stale bool
 }
 
 // getState reads key at the latest revision.
@@ -26,12 +30,12 @@ func (s *store) getState(ctx context.Context, key string, ignoreNotFound bool) (
 	if len(res.KVs) > 0 {
 		kv = &res.KVs[0]
 	}
-	return s.stateFrom(key, kv, ignoreNotFound)
+	return s.stateFrom(ctx, key, kv, ignoreNotFound)
 }
 
 // stateFrom decodes kv; a nil kv is a missing key, which is an error unless
 // ignoreNotFound asks for a zero object instead.
-func (s *store) stateFrom(key string, kv *KeyValue, ignoreNotFound bool) (*objState, error) {
+func (s *store) stateFrom(ctx context.Context, key string, kv *KeyValue, ignoreNotFound bool) (*objState, error) {
 	st := &objState{obj: s.newFunc()}
 	if kv == nil {
 		if !ignoreNotFound {
@@ -39,8 +43,12 @@ func (s *store) stateFrom(key string, kv *KeyValue, ignoreNotFound bool) (*objSt
 		}
 		return st, runtime.SetZeroValue(st.obj)
 	}
-	st.data, st.rev = kv.Value, kv.ModRevision
-	if err := s.decodeInto(key, kv.Value, st.obj, kv.ModRevision); err != nil {
+	data, stale, err := s.fromStorage(ctx, key, kv.Value)
+	if err != nil {
+		return nil, err
+	}
+	st.data, st.rev, st.stale = data, kv.ModRevision, stale
+	if err := s.decodeInto(key, data, st.obj, kv.ModRevision); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -74,11 +82,17 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, dest runtime.O
 			return &storage.Error{Code: storage.ErrCodeInvalidObj, Key: key, Message: "cannot encode object", Err: err}
 		}
 		// An update that changes nothing is not written, so the
-		// resourceVersion stays and watchers see no event.
-		if st.rev != 0 && bytes.Equal(data, st.data) {
+		// resourceVersion stays and watchers see no event; unless the
+		// stored value is stale, so that rewriting every object moves
+		// it to the current encryption key.
+		if st.rev != 0 && !st.stale && bytes.Equal(data, st.data) {
 			return s.decodeInto(key, st.data, dest, st.rev)
 		}
-		rev, cur, ok, err := s.kv.Put(ctx, key, data, st.rev)
+		stored, err := s.toStorage(ctx, key, data)
+		if err != nil {
+			return err
+		}
+		rev, cur, ok, err := s.kv.Put(ctx, key, stored, st.rev)
 		if err != nil {
 			return err
 		}
@@ -86,7 +100,7 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, dest runtime.O
 			return s.decodeInto(key, data, dest, rev)
 		}
 		s.logger.Debug("update lost a race, retrying", "key", key)
-		if st, err = s.stateFrom(key, cur, ignoreNotFound); err != nil {
+		if st, err = s.stateFrom(ctx, key, cur, ignoreNotFound); err != nil {
 			return err
 		}
 	}

@@ -100,7 +100,7 @@ func (s *store) watchStart(ctx context.Context, start, end string, rv uint64, se
 
 func (ws *watchStream) run(ctx context.Context, initial []KeyValue, initialRev int64, endBookmark bool, events <-chan WatchResponse) {
 	for _, kv := range initial {
-		obj, err := ws.s.decodeNew(kv.Key, kv.Value, kv.ModRevision)
+		obj, err := ws.s.decodeNew(ctx, kv.Key, kv.Value, kv.ModRevision)
 		if err != nil {
 			ws.sendError(ctx, err)
 			return
@@ -137,7 +137,7 @@ func (ws *watchStream) run(ctx context.Context, initial []KeyValue, initialRev i
 			continue
 		}
 		for _, ev := range resp.Events {
-			out, ok, err := ws.transform(ev)
+			out, ok, err := ws.transform(ctx, ev)
 			if err != nil {
 				ws.sendError(ctx, err)
 				return
@@ -190,16 +190,16 @@ func (ws *watchStream) sendError(ctx context.Context, err error) {
 // change that moves an object out of the selection is a deletion for this
 // watcher and one that moves it in is an addition. ok is false when the
 // watcher should not see the event at all.
-func (ws *watchStream) transform(ev Event) (out watch.Event, ok bool, err error) {
+func (ws *watchStream) transform(ctx context.Context, ev Event) (out watch.Event, ok bool, err error) {
 	rev := ev.KV.ModRevision
 	if ev.Type == EventDelete {
 		if ev.PrevKV == nil {
 			return out, false, fmt.Errorf("delete event for %s has no previous value", ev.KV.Key)
 		}
-		prev, match, err := ws.decodeMatch(ev.PrevKV, rev)
+		prev, match, err := ws.decodeMatch(ctx, ev.PrevKV, rev)
 		return watch.Event{Type: watch.Deleted, Object: prev}, match, err
 	}
-	cur, curMatch, err := ws.decodeMatch(&ev.KV, rev)
+	cur, curMatch, err := ws.decodeMatch(ctx, &ev.KV, rev)
 	if err != nil {
 		return out, false, err
 	}
@@ -215,7 +215,7 @@ func (ws *watchStream) transform(ev Event) (out watch.Event, ok bool, err error)
 	if ev.PrevKV != nil {
 		// The old object is reported with the revision of this change, as
 		// upstream does, so a client's resourceVersion moves forward.
-		if prev, prevMatch, err = ws.decodeMatch(ev.PrevKV, rev); err != nil {
+		if prev, prevMatch, err = ws.decodeMatch(ctx, ev.PrevKV, rev); err != nil {
 			return out, false, err
 		}
 	}
@@ -231,8 +231,8 @@ func (ws *watchStream) transform(ev Event) (out watch.Event, ok bool, err error)
 	}
 }
 
-func (ws *watchStream) decodeMatch(kv *KeyValue, rev int64) (runtime.Object, bool, error) {
-	obj, err := ws.s.decodeNew(kv.Key, kv.Value, rev)
+func (ws *watchStream) decodeMatch(ctx context.Context, kv *KeyValue, rev int64) (runtime.Object, bool, error) {
+	obj, err := ws.s.decodeNew(ctx, kv.Key, kv.Value, rev)
 	if err != nil {
 		return nil, false, err
 	}

@@ -9,8 +9,11 @@ import (
 	"context"
 	"log/slog"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/kvstore"
+	"github.com/kapi-dev/kapi/internal/storage/value"
 )
 
 // Defaults for Options.
@@ -30,6 +33,9 @@ type Options struct {
 	WatchBufferSize int
 	// Logger receives debug logs; nil discards.
 	Logger *slog.Logger
+	// Transformers encrypts the values of some resources at rest; nil
+	// stores values as encoded.
+	Transformers func(schema.GroupResource) value.Transformer
 }
 
 // Backend is an in-memory storage.Backend.
@@ -52,7 +58,7 @@ func NewWithOptions(opts Options) *Backend {
 		opts.WatchBufferSize = DefaultWatchBufferSize
 	}
 	kv := newKV(opts.HistorySize, opts.WatchBufferSize)
-	return &Backend{kv: kv, stores: kvstore.NewBackend(kv, opts.Logger)}
+	return &Backend{kv: kv, stores: kvstore.NewBackendWithOptions(kv, kvstore.BackendOptions{Logger: opts.Logger, Transformers: opts.Transformers})}
 }
 
 // ForResource returns the storage of one resource.
