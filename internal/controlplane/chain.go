@@ -26,6 +26,7 @@ type chainDeps struct {
 	storage  *storageHandle
 	metrics  *metrics.Metrics
 	registry *prometheus.Registry
+	authn    *authentication
 }
 
 // serverChain builds aggregator → core → extensions → not found, all on
@@ -64,6 +65,9 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 	storage, err := newCoreStorage(c, scheme, getter, probes)
 	if err != nil {
 		return nil, err
+	}
+	if deps.authn != nil {
+		deps.authn.objects.bind(storage.groups)
 	}
 	chain := admission.Chain{
 		namespacelifecycle.New(storage.getNamespace, "default", "kube-system", "kube-public"),

@@ -18,8 +18,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/internal/apis/install"
-	"github.com/kapi-dev/kapi/internal/auth/authenticator/union"
-	x509authn "github.com/kapi-dev/kapi/internal/auth/authenticator/x509"
 	"github.com/kapi-dev/kapi/internal/auth/authorizer/authorizerfactory"
 	authzunion "github.com/kapi-dev/kapi/internal/auth/authorizer/union"
 	"github.com/kapi-dev/kapi/internal/kubeconfig"
@@ -93,9 +91,21 @@ func Run(ctx context.Context, c *Config) error {
 	c.SecurePort = port
 	url := "https://" + net.JoinHostPort(loopbackHost(c.BindAddress), strconv.Itoa(port))
 
+	tlsServing, err := newTLSServing(c, listener, logger)
+	if err != nil {
+		listener.Close()
+		return err
+	}
+	authn, err := securityAuthentication(ctx, c, tlsServing, logger)
+	if err != nil {
+		listener.Close()
+		return err
+	}
+	tlsServing.start(ctx)
+
 	sc := server.NewConfig()
 	sc.Logger = logger
-	sc.Authentication = union.New(x509authn.New(serving.clientCAs))
+	sc.Authentication = authn.request
 	sc.Authorization = authzunion.New(authorizerfactory.NewSystemMasters())
 	sc.MaxRequestsInFlight = c.MaxRequestsInFlight
 	sc.MaxMutatingRequestsInFlight = c.MaxMutatingRequestsInFlight
@@ -104,11 +114,11 @@ func Run(ctx context.Context, c *Config) error {
 	v := version.Get()
 	sc.Version = &v
 	sc.LoopbackClientConfig = serving.loopbackConfig(url)
-	sc.SecureServing = &server.SecureServingInfo{Listener: listener, Cert: &serving.cert, ClientCA: serving.clientCAs}
+	sc.SecureServing = tlsServing.info
 
 	top, err := serverChain(c, sc, chainDeps{
 		scheme: scheme, getter: getter, logger: logger,
-		storage: br.h, metrics: storageMetrics, registry: registry,
+		storage: br.h, metrics: storageMetrics, registry: registry, authn: authn,
 	})
 	if err != nil {
 		listener.Close()

@@ -92,9 +92,16 @@ type SecureServingInfo struct {
 	// instead (SNI, reloading).
 	Cert           *tls.Certificate
 	GetCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
-	// ClientCA, when set, verifies client certificates that clients choose
-	// to send; a request without one is still served (and authenticated by
-	// other means).
+	// ClientCAHints, when set, returns the CAs whose client certificates
+	// the server asks for: the TLS layer requests a certificate, names these
+	// CAs to the client as acceptable issuers, and verifies nothing, as
+	// upstream; the client-certificate and request-header authenticators
+	// verify against their own CAs. A client without a certificate, or with
+	// one from another CA, still completes the handshake. It is called on
+	// every handshake, so a reloaded bundle is seen at once (see
+	// dynamiccertificates.UnionPool).
+	ClientCAHints func() *x509.CertPool
+	// ClientCA is a fixed ClientCAHints, used when ClientCAHints is nil.
 	ClientCA *x509.CertPool
 	// MinTLSVersion defaults to TLS 1.2; CipherSuites to Go's choice.
 	MinTLSVersion uint16

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kapi-dev/kapi/internal/server/dynamiccertificates"
 )
 
 // Upstream's HTTP server limits.
@@ -36,11 +38,26 @@ func (s *SecureServingInfo) tlsConfig() (*tls.Config, error) {
 	if s.Cert != nil && s.GetCertificate == nil {
 		cfg.Certificates = []tls.Certificate{*s.Cert}
 	}
-	if s.ClientCA != nil {
-		// Client certificates are one way to authenticate among several,
-		// so a client without one must still get through the handshake.
+	if s.ClientCAHints == nil && s.ClientCA == nil {
+		return cfg, nil
+	}
+	// Client certificates are one way to authenticate among several, and
+	// each authenticator trusts its own CAs, so the handshake only asks for
+	// a certificate: a client without one, or with one the authenticators
+	// will reject, still gets through, and gets a 401 rather than a TLS
+	// alert.
+	cfg.ClientAuth = tls.RequestClientCert
+	if s.ClientCAHints == nil {
 		cfg.ClientCAs = s.ClientCA
-		cfg.ClientAuth = tls.VerifyClientCertIfGiven
+		return cfg, nil
+	}
+	base, hints := cfg.Clone(), s.ClientCAHints
+	cfg.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		// A copy per handshake, so a reloaded bundle is named from the next
+		// handshake on without touching a config in use.
+		c := base.Clone()
+		c.ClientCAs = hints()
+		return c, nil
 	}
 	return cfg, nil
 }
@@ -50,6 +67,9 @@ func newHTTPServer(ss *SecureServingInfo, handler http.Handler, logger *slog.Log
 	tlsCfg, err := ss.tlsConfig()
 	if err != nil {
 		return nil, err
+	}
+	for _, name := range dynamiccertificates.InsecureCipherSuiteNames(ss.CipherSuites) {
+		logger.Warn("Use of insecure cipher detected", "cipher", name)
 	}
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)

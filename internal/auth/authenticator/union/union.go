@@ -3,6 +3,7 @@
 package union
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -35,6 +36,30 @@ func (u *unionAuthenticator) AuthenticateRequest(req *http.Request) (*authentica
 			if u.failOnError {
 				return nil, false, err
 			}
+			errs = append(errs, err)
+			continue
+		}
+		if ok {
+			return resp, true, nil
+		}
+	}
+	return nil, false, errors.Join(errs...)
+}
+
+type unionTokens []authenticator.Token
+
+// NewTokens combines token authenticators as New combines request
+// authenticators: the first success wins, and errors are returned,
+// joined, only when nobody succeeded.
+func NewTokens(authenticators ...authenticator.Token) authenticator.Token {
+	return unionTokens(authenticators)
+}
+
+func (u unionTokens) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+	var errs []error
+	for _, a := range u {
+		resp, ok, err := a.AuthenticateToken(ctx, token)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
