@@ -50,6 +50,7 @@ type ServeOptions struct {
 	MaxRequestBytes             int64
 
 	serviceOptions
+	securityOptions
 
 	// Logging.
 	Verbosity int
@@ -80,6 +81,7 @@ func NewServeOptions() *ServeOptions {
 		MinRequestTimeout:           1800,
 		MaxRequestBytes:             3 * 1024 * 1024,
 		serviceOptions:              defaultServiceOptions(),
+		securityOptions:             defaultSecurityOptions(),
 	}
 }
 
@@ -121,6 +123,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "The largest request body the server accepts, in bytes.")
 
 	o.serviceOptions.addFlags(sets)
+	o.securityOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -174,6 +177,7 @@ func (o *ServeOptions) Validate() error {
 	}
 	errs = append(errs, o.validateEtcd()...)
 	errs = append(errs, o.serviceOptions.validate()...)
+	errs = append(errs, o.securityOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -228,6 +232,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 		c.WatchCacheSize = o.DefaultWatchCacheSize
 	}
 	o.serviceOptions.fill(c)
+	o.securityOptions.fill(c)
 	if o.AdvertiseAddress != "" {
 		c.AdvertiseAddress = net.ParseIP(o.AdvertiseAddress)
 	}

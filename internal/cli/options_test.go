@@ -85,9 +85,9 @@ func TestUnknownFlagIsNamed(t *testing.T) {
 	cmd := NewKapiCommand()
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})
-	cmd.SetArgs([]string{"serve", "--enable-bootstrap-token-auth"})
+	cmd.SetArgs([]string{"serve", "--enable-frobnication"})
 	err := cmd.Execute()
-	if err == nil || !strings.Contains(err.Error(), "--enable-bootstrap-token-auth") {
+	if err == nil || !strings.Contains(err.Error(), "--enable-frobnication") {
 		t.Fatalf("got %v, want an error naming the flag", err)
 	}
 }

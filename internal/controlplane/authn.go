@@ -40,6 +40,8 @@ type authentication struct {
 	tokens  authenticator.Token
 	// objects reads the objects bound tokens refer to, once storage exists.
 	objects *objectGetter
+	// saKeys verify service-account tokens; issuer discovery publishes them.
+	saKeys []crypto.PublicKey
 }
 
 // newAuthentication builds the authenticators in kube-apiserver's order:
@@ -49,7 +51,7 @@ type authentication struct {
 // request nobody recognises (and nobody rejects) is system:anonymous.
 func newAuthentication(ctx context.Context, c *Config, t *tlsServing, saKeys []crypto.PublicKey, logger *slog.Logger) (*authentication, error) {
 	sec := &c.Security
-	a := &authentication{objects: &objectGetter{}}
+	a := &authentication{objects: &objectGetter{}, saKeys: saKeys}
 	var requests []authenticator.Request
 	if t.requestHeaderCA != nil {
 		rh := sec.RequestHeader
@@ -67,16 +69,16 @@ func newAuthentication(ctx context.Context, c *Config, t *tlsServing, saKeys []c
 		if err != nil {
 			return nil, fmt.Errorf("--token-auth-file: %w", err)
 		}
-		tokens = append(tokens, tf)
+		tokens = append(tokens, audienceAgnostic{tf, c.APIAudiences})
 	}
 	tokens = append(tokens, serviceaccounttoken.New(serviceaccounttoken.Options{
 		Issuers: c.ServiceAccountIssuers, Keys: saKeys, APIAudiences: c.APIAudiences,
 		Lookup: !sec.DisableServiceAccountLookup, Getter: a.objects,
 	}))
 	if sec.EnableBootstrapTokenAuth {
-		tokens = append(tokens, bootstrap.New(func(ctx context.Context, name string) (*corev1.Secret, error) {
+		tokens = append(tokens, audienceAgnostic{bootstrap.New(func(ctx context.Context, name string) (*corev1.Secret, error) {
 			return a.objects.GetSecret(ctx, bootstrap.Namespace, name)
-		}))
+		}), c.APIAudiences})
 	}
 	if o := sec.OIDC; o.IssuerURL != "" {
 		tok, err := oidc.New(ctx, oidc.Options{
@@ -88,7 +90,7 @@ func newAuthentication(ctx context.Context, c *Config, t *tlsServing, saKeys []c
 		if err != nil {
 			return nil, fmt.Errorf("--oidc-issuer-url: %w", err)
 		}
-		tokens = append(tokens, tok)
+		tokens = append(tokens, audienceAgnostic{tok, c.APIAudiences})
 	}
 	if f := sec.TokenWebhookConfigFile; f != "" {
 		ttl := sec.TokenWebhookCacheTTL
@@ -197,4 +199,35 @@ func securityAuthentication(ctx context.Context, c *Config, t *tlsServing, logge
 		return nil, err
 	}
 	return newAuthentication(ctx, c, t, keys, logger)
+}
+
+// audienceAgnostic is a token authenticator whose tokens carry no
+// audience (static, bootstrap and OIDC tokens): they are good for the
+// server's own audiences only, as upstream wraps them. A request for
+// other audiences gets no opinion; a request for some of the server's
+// gets them back in the response.
+type audienceAgnostic struct {
+	inner        authenticator.Token
+	apiAudiences []string
+}
+
+func (a audienceAgnostic) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+	requested, ok := authenticator.AudiencesFrom(ctx)
+	if !ok || len(requested) == 0 {
+		return a.inner.AuthenticateToken(ctx, token)
+	}
+	var common []string
+	for _, aud := range requested {
+		if slices.Contains(a.apiAudiences, aud) {
+			common = append(common, aud)
+		}
+	}
+	if len(common) == 0 {
+		return nil, false, nil
+	}
+	resp, ok, err := a.inner.AuthenticateToken(ctx, token)
+	if ok && err == nil && resp != nil && len(resp.Audiences) == 0 {
+		resp.Audiences = common
+	}
+	return resp, ok, err
 }

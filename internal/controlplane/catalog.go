@@ -122,6 +122,9 @@ type catalogBuilder struct {
 	// built are the groups built so far, for resources that need another's
 	// storage.
 	built []rest.APIGroupInfo
+	// security adds the review APIs and the RBAC escalation checks; nil
+	// (tests of the catalog alone) leaves them out.
+	security *security
 }
 
 func (b *catalogBuilder) build() ([]rest.APIGroupInfo, error) {
@@ -130,6 +133,9 @@ func (b *catalogBuilder) build() ([]rest.APIGroupInfo, error) {
 		g, err := b.plainGroup(spec)
 		if err != nil {
 			return nil, err
+		}
+		if b.security != nil {
+			b.security.guardRBAC(&g)
 		}
 		plain = append(plain, g)
 		b.built = append(b.built, g)
@@ -141,6 +147,9 @@ func (b *catalogBuilder) build() ([]rest.APIGroupInfo, error) {
 	events, err := eventsGroup(core)
 	if err != nil {
 		return nil, err
+	}
+	if b.security != nil {
+		plain = append(plain, b.security.reviewGroups()...)
 	}
 	// The core group first and events next to it, as kube-apiserver
 	// orders discovery.

@@ -9,11 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
-	"github.com/kapi-dev/kapi/internal/admission"
-	"github.com/kapi-dev/kapi/internal/admission/plugins/namespacelifecycle"
 	"github.com/kapi-dev/kapi/internal/controllers/namespace"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
 	"github.com/kapi-dev/kapi/internal/server"
+	sadiscovery "github.com/kapi-dev/kapi/internal/serviceaccount/discovery"
 	"github.com/kapi-dev/kapi/internal/storage/metrics"
 )
 
@@ -27,6 +26,7 @@ type chainDeps struct {
 	metrics  *metrics.Metrics
 	registry *prometheus.Registry
 	authn    *authentication
+	authz    *authorization
 }
 
 // serverChain builds aggregator → core → extensions → not found, all on
@@ -62,16 +62,18 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 	if deps.storage.etcd != nil {
 		probes["etcd-0"] = deps.storage.etcdCheck(c.EtcdHealthcheckTimeout)
 	}
-	storage, err := newCoreStorage(c, scheme, getter, probes)
+	var sec *security
+	if deps.authn != nil && deps.authz != nil {
+		sec = &security{authn: deps.authn, authz: deps.authz, apiAudiences: c.APIAudiences}
+	}
+	storage, err := newCoreStorage(c, scheme, getter, probes, sec)
 	if err != nil {
 		return nil, err
 	}
 	if deps.authn != nil {
 		deps.authn.objects.bind(storage.groups)
 	}
-	chain := admission.Chain{
-		namespacelifecycle.New(storage.getNamespace, "default", "kube-system", "kube-public"),
-	}
+	chain := admissionChain(c, storage)
 	oapi := newOpenAPIService(scheme)
 	typeConverter := newLazyTypeConverter(oapi.TypeConverter, logger)
 	typeConverter.warm()
@@ -94,6 +96,22 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 	in.installDiscoveryRoots(s)
 	in.installOpenAPI(s)
 
+	if deps.authz != nil {
+		if err := deps.authz.addHooks(s, logger); err != nil {
+			return nil, err
+		}
+	}
+	if deps.authn != nil {
+		// Service-account issuer discovery, for relying parties that
+		// verify kapi's tokens.
+		handlers, err := sadiscovery.NewHandlers(c.ServiceAccountIssuers[0], "", deps.authn.saKeys)
+		if err != nil {
+			return nil, err
+		}
+		for path, h := range handlers {
+			s.Handler.NonAPIMux.Handle(path, h)
+		}
+	}
 	if err := s.AddPostStartHook("start-system-namespaces-controller", func(hc server.PostStartHookContext) error {
 		return storage.ensureSystemNamespaces(hc.Context)
 	}); err != nil {

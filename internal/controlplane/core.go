@@ -26,8 +26,8 @@ type coreStorage struct {
 }
 
 // newCoreStorage builds the storage of the built-in groups.
-func newCoreStorage(c *Config, scheme *runtime.Scheme, getter generic.RESTOptionsGetter, probes map[string]func(context.Context) error) (*coreStorage, error) {
-	b := &catalogBuilder{config: c, scheme: scheme, getter: getter, probes: probes}
+func newCoreStorage(c *Config, scheme *runtime.Scheme, getter generic.RESTOptionsGetter, probes map[string]func(context.Context) error, sec *security) (*coreStorage, error) {
+	b := &catalogBuilder{config: c, scheme: scheme, getter: getter, probes: probes, security: sec}
 	groups, err := b.build()
 	if err != nil {
 		return nil, err

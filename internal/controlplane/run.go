@@ -18,8 +18,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/internal/apis/install"
-	"github.com/kapi-dev/kapi/internal/auth/authorizer/authorizerfactory"
-	authzunion "github.com/kapi-dev/kapi/internal/auth/authorizer/union"
 	"github.com/kapi-dev/kapi/internal/kubeconfig"
 	"github.com/kapi-dev/kapi/internal/server"
 	"github.com/kapi-dev/kapi/internal/storage/metrics"
@@ -106,19 +104,36 @@ func Run(ctx context.Context, c *Config) error {
 	sc := server.NewConfig()
 	sc.Logger = logger
 	sc.Authentication = authn.request
-	sc.Authorization = authzunion.New(authorizerfactory.NewSystemMasters())
+	sc.LoopbackClientConfig = serving.loopbackConfig(url)
+	authz, err := newAuthorization(c, sc.LoopbackClientConfig)
+	if err != nil {
+		listener.Close()
+		return err
+	}
+	sc.Authorization = authz.authorizer
+	// The audit backends outlive the server: events of draining requests
+	// are flushed after Run returns.
+	auditCtx, stopAudit := context.WithCancel(context.Background())
+	defer stopAudit()
+	sc.AuditChecker, sc.AuditBackend, err = newAudit(auditCtx, c)
+	if err != nil {
+		listener.Close()
+		return err
+	}
+	if sc.AuditBackend != nil {
+		defer sc.AuditBackend.Shutdown()
+	}
 	sc.MaxRequestsInFlight = c.MaxRequestsInFlight
 	sc.MaxMutatingRequestsInFlight = c.MaxMutatingRequestsInFlight
 	sc.RequestTimeout = c.RequestTimeout
 	sc.ShutdownDelayDuration = c.ShutdownDelayDuration
 	v := version.Get()
 	sc.Version = &v
-	sc.LoopbackClientConfig = serving.loopbackConfig(url)
 	sc.SecureServing = tlsServing.info
 
 	top, err := serverChain(c, sc, chainDeps{
 		scheme: scheme, getter: getter, logger: logger,
-		storage: br.h, metrics: storageMetrics, registry: registry, authn: authn,
+		storage: br.h, metrics: storageMetrics, registry: registry, authn: authn, authz: authz,
 	})
 	if err != nil {
 		listener.Close()

@@ -18,12 +18,13 @@ import (
 //  7. wait group        counts requests for draining; 503 while draining
 //  8. timeout           deadline and 504 for non-long-running requests
 //  9. authentication    401
-//  10. max in flight    429; after authentication so system:masters is known
-//  11. authorization    403
+//  10. audit            events per --audit-policy-file
+//  11. impersonation    Impersonate-* headers, each authorized
+//  12. max in flight    429; after authentication so system:masters is known
+//  13. authorization    403
 //
-// Audit, impersonation, CORS and priority-and-fairness will slot in where
-// upstream has them (audit and impersonation between authentication and the
-// in-flight limit, CORS before authentication).
+// CORS and priority-and-fairness will slot in where upstream has them
+// (CORS before authentication).
 func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	h := apiHandler
 	if c.Authorization != nil {
@@ -32,6 +33,14 @@ func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 		c.Logger.Warn("authorization is disabled")
 	}
 	h = filters.WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, c.LongRunningFunc)
+	if c.Authorization != nil {
+		// Impersonation asks the authorizer whether the real user may
+		// act as the one it names.
+		h = filters.WithImpersonation(h, c.Authorization)
+	}
+	if c.AuditChecker != nil && c.AuditBackend != nil {
+		h = filters.WithAudit(h, c.AuditChecker, c.AuditBackend, c.LongRunningFunc)
+	}
 	if c.Authentication != nil {
 		h = filters.WithAuthentication(h, c.Authentication, c.Logger)
 	} else {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"github.com/kapi-dev/kapi/internal/audit"
 	"github.com/kapi-dev/kapi/internal/auth/authenticator"
 	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
@@ -37,6 +38,10 @@ type Config struct {
 	Authentication authenticator.Request
 	// Authorization decides; nil disables authorization, as upstream.
 	Authorization authorizer.Authorizer
+	// AuditChecker says what to record of each request, AuditBackend
+	// receives the events; both nil records nothing.
+	AuditChecker audit.Checker
+	AuditBackend audit.Backend
 
 	// RequestInfoResolver parses requests; nil means the standard prefixes.
 	RequestInfoResolver *request.RequestInfoFactory

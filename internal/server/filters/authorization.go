@@ -27,6 +27,7 @@ func WithAuthorization(next http.Handler, a authorizer.Authorizer, logger *slog.
 			return
 		}
 		decision, reason, err := a.Authorize(r.Context(), attrs)
+		AuditAuthorizationDecision(r.Context(), decision, reason, err)
 		if decision == authorizer.DecisionAllow {
 			next.ServeHTTP(w, r)
 			return

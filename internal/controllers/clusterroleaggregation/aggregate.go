@@ -1,0 +1,45 @@
+package clusterroleaggregation
+
+import (
+	"cmp"
+	"slices"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// aggregate gathers the rules of the cluster roles role's selectors match:
+// selector by selector, matched roles by name, each rule once (the first
+// time it is seen). The role itself is skipped even when it matches.
+func (c *Controller) aggregate(role *rbacv1.ClusterRole) ([]rbacv1.PolicyRule, error) {
+	rules := []rbacv1.PolicyRule{}
+	for i := range role.AggregationRule.ClusterRoleSelectors {
+		sel, err := metav1.LabelSelectorAsSelector(&role.AggregationRule.ClusterRoleSelectors[i])
+		if err != nil {
+			return nil, err
+		}
+		matched, err := c.lister.List(sel)
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(matched, func(a, b *rbacv1.ClusterRole) int { return cmp.Compare(a.Name, b.Name) })
+		for _, m := range matched {
+			if m.Name == role.Name {
+				continue
+			}
+			for _, r := range m.Rules {
+				if !containsRule(rules, r) {
+					rules = append(rules, r)
+				}
+			}
+		}
+	}
+	return rules, nil
+}
+
+func containsRule(rules []rbacv1.PolicyRule, r rbacv1.PolicyRule) bool {
+	return slices.ContainsFunc(rules, func(x rbacv1.PolicyRule) bool {
+		return apiequality.Semantic.DeepEqual(x, r)
+	})
+}

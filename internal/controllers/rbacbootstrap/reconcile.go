@@ -1,0 +1,231 @@
+// Package rbacbootstrap creates and keeps up to date the default RBAC
+// policy, as kube-apiserver's "rbac/bootstrap-roles" post-start hook does:
+// missing objects are created; objects annotated
+// rbac.authorization.kubernetes.io/autoupdate "true" (or without the
+// annotation) get missing rules, labels, annotations and subjects added;
+// nothing is ever removed, and "false" leaves an object alone.
+package rbacbootstrap
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/kapi-dev/kapi/internal/auth/authorizer/rbac/bootstrappolicy"
+)
+
+// Reconcile brings the bootstrap policy into the cluster through cs and
+// returns when every object is in place, or with the first error that
+// retrying on conflicts did not cure.
+func Reconcile(ctx context.Context, cs kubernetes.Interface) error {
+	rbac := cs.RbacV1()
+	for _, r := range bootstrappolicy.ClusterRoles() {
+		if err := reconcileRole(ctx, cs, "clusterrole", clusterRoleView(r), clusterRoleClient(rbac.ClusterRoles())); err != nil {
+			return err
+		}
+	}
+	for _, b := range bootstrappolicy.ClusterRoleBindings() {
+		if err := reconcileBinding(ctx, cs, "clusterrolebinding", clusterBindingView(b), clusterBindingClient(rbac.ClusterRoleBindings())); err != nil {
+			return err
+		}
+	}
+	nsRoles := bootstrappolicy.NamespaceRoles()
+	for _, ns := range slices.Sorted(maps.Keys(nsRoles)) {
+		for _, r := range nsRoles[ns] {
+			if err := reconcileRole(ctx, cs, "role", nsRoleView(r), nsRoleClient(rbac.Roles(ns))); err != nil {
+				return err
+			}
+		}
+	}
+	nsBindings := bootstrappolicy.NamespaceRoleBindings()
+	for _, ns := range slices.Sorted(maps.Keys(nsBindings)) {
+		for _, b := range nsBindings[ns] {
+			if err := reconcileBinding(ctx, cs, "rolebinding", nsBindingView(b), nsBindingClient(rbac.RoleBindings(ns))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// retryable: a conflict means someone else wrote first; AlreadyExists means
+// someone created it between our get and create. Both are cured by reading
+// again.
+func retryable(err error) bool { return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) }
+
+// protected reports whether an admin opted the object out of updates.
+func protected(m metav1.ObjectMeta) bool {
+	return m.Annotations[rbacv1.AutoUpdateAnnotationKey] == "false"
+}
+
+// mergeMeta adds the labels and annotations existing lacks; existing values win.
+func mergeMeta(existing *metav1.ObjectMeta, want metav1.ObjectMeta) bool {
+	changed := false
+	for k, v := range want.Labels {
+		if _, ok := existing.Labels[k]; !ok {
+			if existing.Labels == nil {
+				existing.Labels = map[string]string{}
+			}
+			existing.Labels[k] = v
+			changed = true
+		}
+	}
+	for k, v := range want.Annotations {
+		if _, ok := existing.Annotations[k]; !ok {
+			if existing.Annotations == nil {
+				existing.Annotations = map[string]string{}
+			}
+			existing.Annotations[k] = v
+			changed = true
+		}
+	}
+	return changed
+}
+
+// roleView is a ClusterRole or Role seen through the parts reconciliation touches.
+type roleView struct {
+	meta  *metav1.ObjectMeta
+	rules *[]rbacv1.PolicyRule
+	agg   **rbacv1.AggregationRule
+	obj   any
+}
+
+// roleClient is the client of one kind of role.
+type roleClient struct {
+	get    func(ctx context.Context, name string) (roleView, error)
+	create func(ctx context.Context, r roleView) error
+	update func(ctx context.Context, r roleView) error
+}
+
+func reconcileRole(ctx context.Context, cs kubernetes.Interface, kind string, want roleView, api roleClient) error {
+	err := retry.OnError(retry.DefaultRetry, retryable, func() error {
+		have, err := api.get(ctx, want.meta.Name)
+		if apierrors.IsNotFound(err) {
+			if err := ensureNamespace(ctx, cs, want.meta.Namespace); err != nil {
+				return err
+			}
+			return api.create(ctx, want)
+		}
+		if err != nil || protected(*have.meta) {
+			return err
+		}
+		if mergeRole(have, want) {
+			return api.update(ctx, have)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("unable to reconcile %s %s: %w", kind, objName(*want.meta), err)
+	}
+	return nil
+}
+
+// mergeRole adds what have lacks of want and reports whether it changed.
+// An aggregated role's rules belong to the aggregation controller, and want
+// has none to add; its selectors are unioned instead.
+func mergeRole(have, want roleView) bool {
+	changed := mergeMeta(have.meta, *want.meta)
+	if missing := missingRules(*have.rules, *want.rules); len(missing) > 0 {
+		*have.rules = append(*have.rules, missing...)
+		changed = true
+	}
+	switch {
+	case *want.agg == nil && *have.agg != nil:
+		*have.agg = nil
+		changed = true
+	case *want.agg != nil:
+		if *have.agg == nil {
+			*have.agg = &rbacv1.AggregationRule{}
+		}
+		for _, sel := range (*want.agg).ClusterRoleSelectors {
+			if !slices.ContainsFunc((*have.agg).ClusterRoleSelectors, func(s metav1.LabelSelector) bool {
+				return equality.Semantic.DeepEqual(s, sel)
+			}) {
+				(*have.agg).ClusterRoleSelectors = append((*have.agg).ClusterRoleSelectors, sel)
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+// bindingView is a ClusterRoleBinding or RoleBinding seen the same way.
+type bindingView struct {
+	meta     *metav1.ObjectMeta
+	roleRef  rbacv1.RoleRef
+	subjects *[]rbacv1.Subject
+	obj      any
+}
+
+type bindingClient struct {
+	get    func(ctx context.Context, name string) (bindingView, error)
+	create func(ctx context.Context, b bindingView) error
+	update func(ctx context.Context, b bindingView) error
+	delete func(ctx context.Context, name, uid string) error
+}
+
+func reconcileBinding(ctx context.Context, cs kubernetes.Interface, kind string, want bindingView, api bindingClient) error {
+	err := retry.OnError(retry.DefaultRetry, retryable, func() error {
+		have, err := api.get(ctx, want.meta.Name)
+		if apierrors.IsNotFound(err) {
+			if err := ensureNamespace(ctx, cs, want.meta.Namespace); err != nil {
+				return err
+			}
+			return api.create(ctx, want)
+		}
+		if err != nil || protected(*have.meta) {
+			return err
+		}
+		if have.roleRef != want.roleRef {
+			// roleRef cannot change: replace the binding, guarded by its uid.
+			if err := api.delete(ctx, have.meta.Name, string(have.meta.UID)); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+			return api.create(ctx, want)
+		}
+		changed := mergeMeta(have.meta, *want.meta)
+		for _, s := range *want.subjects {
+			if !slices.Contains(*have.subjects, s) {
+				*have.subjects = append(*have.subjects, s)
+				changed = true
+			}
+		}
+		if changed {
+			return api.update(ctx, have)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("unable to reconcile %s %s: %w", kind, objName(*want.meta), err)
+	}
+	return nil
+}
+
+// ensureNamespace creates the namespace a role lives in if it is missing,
+// as upstream does; kube-system and kube-public may not exist yet.
+func ensureNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	if ns == "" {
+		return nil
+	}
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
+}
+
+func objName(m metav1.ObjectMeta) string {
+	if m.Namespace == "" {
+		return fmt.Sprintf("%q", m.Name)
+	}
+	return fmt.Sprintf("%q in namespace %q", m.Name, m.Namespace)
+}

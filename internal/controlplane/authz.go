@@ -1,0 +1,125 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/internal/auth/authorizer"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer/abac"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer/modes"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer/node"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer/rbac"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer/rbac/bootstrappolicy"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer/webhook"
+	"github.com/kapi-dev/kapi/internal/controllers/clusterroleaggregation"
+	"github.com/kapi-dev/kapi/internal/controllers/rbacbootstrap"
+	"github.com/kapi-dev/kapi/internal/server"
+)
+
+// authorization is the authorizer chain of --authorization-mode and what
+// feeds it: informers over the loopback client for RBAC and Node.
+type authorization struct {
+	modes      []string
+	authorizer authorizer.Authorizer
+	rules      authorizer.RuleResolver
+	// rbac is the RBAC authorizer when RBAC is a mode: the escalation
+	// checks of role and binding writes ask it.
+	rbac      *rbac.Authorizer
+	client    kubernetes.Interface
+	informers informers.SharedInformerFactory
+}
+
+// newAuthorization builds the modes in order, behind the system:masters
+// bypass, over informers that start with the server.
+func newAuthorization(c *Config, loopback *restclient.Config) (*authorization, error) {
+	sec := &c.Security
+	a := &authorization{modes: sec.authorizationModes()}
+	if err := modes.Validate(a.modes, sec.AuthorizationPolicyFile, sec.AuthorizationWebhookConfigFile); err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(loopback)
+	if err != nil {
+		return nil, err
+	}
+	a.client = cs
+	a.informers = informers.NewSharedInformerFactory(cs, 0)
+	cfg := modes.Config{Modes: a.modes}
+	if slices.Contains(a.modes, modes.ModeRBAC) {
+		if a.rbac, err = rbac.NewFromInformers(a.informers.Rbac().V1()); err != nil {
+			return nil, err
+		}
+		cfg.RBAC = a.rbac
+	}
+	if slices.Contains(a.modes, modes.ModeNode) {
+		core := a.informers.Core().V1()
+		cfg.Node = node.New(core.Pods(), core.PersistentVolumes(), bootstrappolicy.NodeRules())
+	}
+	if slices.Contains(a.modes, modes.ModeABAC) {
+		ab, err := abac.NewFromFile(sec.AuthorizationPolicyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--authorization-policy-file: %w", err)
+		}
+		cfg.ABAC = ab
+	}
+	if slices.Contains(a.modes, modes.ModeWebhook) {
+		authorized, unauthorized := sec.AuthorizationWebhookCacheAuthorizedTTL, sec.AuthorizationWebhookCacheUnauthTTL
+		if authorized == 0 && unauthorized == 0 {
+			authorized, unauthorized = webhook.DefaultAuthorizedTTL, webhook.DefaultUnauthorizedTTL
+		}
+		wh, err := webhook.New(sec.AuthorizationWebhookConfigFile, authorized, unauthorized)
+		if err != nil {
+			return nil, fmt.Errorf("--authorization-webhook-config-file: %w", err)
+		}
+		cfg.Webhook = wh
+	}
+	a.authorizer, a.rules, err = modes.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// addHooks starts the informers, reconciles the RBAC bootstrap policy
+// and runs the cluster role aggregation controller, as upstream's
+// post-start hooks of the same names do.
+func (a *authorization) addHooks(s *server.GenericServer, logger *slog.Logger) error {
+	// The controller's informer must be known to the factory before it
+	// starts.
+	var aggregation *clusterroleaggregation.Controller
+	if a.rbac != nil {
+		aggregation = clusterroleaggregation.New(a.client, a.informers.Rbac().V1().ClusterRoles())
+		aggregation.Logger = logger.With("controller", "clusterrole-aggregation")
+	}
+	if err := s.AddPostStartHook("start-authorization-informers", func(hc server.PostStartHookContext) error {
+		a.informers.Start(hc.Context.Done())
+		ctx, cancel := context.WithTimeout(hc.Context, time.Minute)
+		defer cancel()
+		for typ, ok := range a.informers.WaitForCacheSync(ctx.Done()) {
+			if !ok {
+				return fmt.Errorf("the %v informer did not sync", typ)
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if a.rbac == nil {
+		return nil
+	}
+	if err := s.AddPostStartHook("rbac/bootstrap-roles", func(hc server.PostStartHookContext) error {
+		return rbacbootstrap.Reconcile(hc.Context, a.client)
+	}); err != nil {
+		return err
+	}
+	return s.AddPostStartHook("start-cluster-role-aggregation-controller", func(hc server.PostStartHookContext) error {
+		go aggregation.Run(hc.Context, 1)
+		return nil
+	})
+}
