@@ -33,6 +33,23 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			o.DefaultWatchCacheSize = -1
 		}, []string{"--etcd-compaction-interval -1s must not be negative", "--etcd-healthcheck-timeout 0s must be positive", "--default-watch-cache-size -1"}},
 		{"etcd server without scheme", func(o *ServeOptions) { o.EtcdServers = []string{"127.0.0.1:2379"} }, []string{`--etcd-servers entry "127.0.0.1:2379"`}},
+		{"authorization modes", func(o *ServeOptions) {
+			o.AuthorizationModes = []string{"RBAC", "Magic", "RBAC", "ABAC"}
+		}, []string{`"Magic"`, "RBAC", "ABAC"}},
+		{"oidc half configured", func(o *ServeOptions) { o.OIDC.IssuerURL = "https://issuer" },
+			[]string{"oidc-issuer-url and oidc-client-id must be specified together"}},
+		{"oidc over http", func(o *ServeOptions) { o.OIDC.IssuerURL, o.OIDC.ClientID = "http://issuer", "kapi" },
+			[]string{`--oidc-issuer-url "http://issuer" must be a valid URL with the https scheme`}},
+		{"tls options", func(o *ServeOptions) {
+			o.TLSMinVersion = "VersionTLS99"
+			o.TLSCipherSuites = []string{"TLS_NOPE"}
+			o.TLSSNICertKeys = []string{"only-one-file"}
+		}, []string{"--tls-min-version", "--tls-cipher-suites", "--tls-sni-cert-key"}},
+		{"audit and admission", func(o *ServeOptions) {
+			o.AuditLogMaxAge = -1
+			o.AuditLogFormat = "legacy"
+			o.EnableAdmissionPlugins = []string{"AlwaysPullImages"}
+		}, []string{"--audit-log-maxage -1 can't be a negative number", `--audit-log-format "legacy"`, `--enable-admission-plugins plugin "AlwaysPullImages" is unknown`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
