@@ -8,9 +8,11 @@ package rbacbootstrap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -25,36 +27,64 @@ import (
 
 // Reconcile brings the bootstrap policy into the cluster through cs and
 // returns when every object is in place, or with the first error that
-// retrying on conflicts did not cure.
+// retrying on conflicts did not cure. Objects are independent of each
+// other (a binding may name a role that does not exist yet), so they are
+// reconciled a few at a time: the server waits for this at start.
 func Reconcile(ctx context.Context, cs kubernetes.Interface) error {
 	rbac := cs.RbacV1()
+	var jobs []func() error
 	for _, r := range bootstrappolicy.ClusterRoles() {
-		if err := reconcileRole(ctx, cs, "clusterrole", clusterRoleView(r), clusterRoleClient(rbac.ClusterRoles())); err != nil {
-			return err
-		}
+		jobs = append(jobs, func() error {
+			return reconcileRole(ctx, cs, "clusterrole", clusterRoleView(r), clusterRoleClient(rbac.ClusterRoles()))
+		})
 	}
 	for _, b := range bootstrappolicy.ClusterRoleBindings() {
-		if err := reconcileBinding(ctx, cs, "clusterrolebinding", clusterBindingView(b), clusterBindingClient(rbac.ClusterRoleBindings())); err != nil {
-			return err
-		}
+		jobs = append(jobs, func() error {
+			return reconcileBinding(ctx, cs, "clusterrolebinding", clusterBindingView(b), clusterBindingClient(rbac.ClusterRoleBindings()))
+		})
 	}
 	nsRoles := bootstrappolicy.NamespaceRoles()
 	for _, ns := range slices.Sorted(maps.Keys(nsRoles)) {
 		for _, r := range nsRoles[ns] {
-			if err := reconcileRole(ctx, cs, "role", nsRoleView(r), nsRoleClient(rbac.Roles(ns))); err != nil {
-				return err
-			}
+			jobs = append(jobs, func() error {
+				return reconcileRole(ctx, cs, "role", nsRoleView(r), nsRoleClient(rbac.Roles(ns)))
+			})
 		}
 	}
 	nsBindings := bootstrappolicy.NamespaceRoleBindings()
 	for _, ns := range slices.Sorted(maps.Keys(nsBindings)) {
 		for _, b := range nsBindings[ns] {
-			if err := reconcileBinding(ctx, cs, "rolebinding", nsBindingView(b), nsBindingClient(rbac.RoleBindings(ns))); err != nil {
-				return err
-			}
+			jobs = append(jobs, func() error {
+				return reconcileBinding(ctx, cs, "rolebinding", nsBindingView(b), nsBindingClient(rbac.RoleBindings(ns)))
+			})
 		}
 	}
-	return nil
+	return runAll(jobs, reconcileWorkers)
+}
+
+// reconcileWorkers bounds the requests in flight at start.
+const reconcileWorkers = 8
+
+// runAll runs jobs on workers goroutines and returns the errors joined.
+func runAll(jobs []func() error, workers int) error {
+	next := make(chan func() error)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for job := range next {
+				if err := job(); err != nil && errs[w] == nil {
+					errs[w] = err
+				}
+			}
+		})
+	}
+	for _, job := range jobs {
+		next <- job
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // retryable: a conflict means someone else wrote first; AlreadyExists means
