@@ -12,15 +12,12 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -211,26 +208,10 @@ func (a *tokenAuthenticator) AuthenticateToken(ctx context.Context, token string
 // untrustedIssuer reads "iss" from a compact JWT without verifying it,
 // to tell tokens of this issuer from others; "" when it is not a JWT.
 func untrustedIssuer(token string) string {
-	if strings.HasPrefix(strings.TrimSpace(token), "{") {
-		return ""
-	}
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return ""
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return ""
-	}
-	var c struct {
-		Issuer string `json:"iss"`
-	}
-	if err := json.Unmarshal(payload, &c); err != nil {
-		return ""
-	}
+	iss := authenticator.UntrustedIssuer(token)
 	// Google writes its issuer without the scheme (OpenID Connect core §15.6.2)
-	if c.Issuer == "accounts.google.com" {
+	if iss == "accounts.google.com" {
 		return "https://accounts.google.com"
 	}
-	return c.Issuer
+	return iss
 }

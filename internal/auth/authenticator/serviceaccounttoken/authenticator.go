@@ -11,12 +11,9 @@ package serviceaccounttoken
 import (
 	"context"
 	"crypto"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -120,7 +117,7 @@ type privateClaims struct {
 
 // AuthenticateToken implements authenticator.Token.
 func (a *tokenAuthenticator) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
-	if !a.issuers[untrustedIssuer(token)] {
+	if !a.issuers[authenticator.UntrustedIssuer(token)] {
 		return nil, false, nil
 	}
 	parsed, err := jwt.ParseSigned(token, supportedAlgorithms)
@@ -199,25 +196,3 @@ func (a *tokenAuthenticator) audiences(ctx context.Context, tokenAuds jwt.Audien
 	return both, nil
 }
 
-// untrustedIssuer reads "iss" from a compact JWT without verifying it, to
-// decide whether the token is ours at all; "" when it is not a JWT.
-func untrustedIssuer(token string) string {
-	if strings.HasPrefix(strings.TrimSpace(token), "{") {
-		return ""
-	}
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return ""
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return ""
-	}
-	var claims struct {
-		Issuer string `json:"iss"`
-	}
-	if err := json.Unmarshal(payload, &claims); err != nil {
-		return ""
-	}
-	return claims.Issuer
-}
