@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +24,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/auth/authenticator/oidc"
 	"github.com/kapi-dev/kapi/internal/auth/authenticator/requestheader"
 	"github.com/kapi-dev/kapi/internal/auth/authenticator/serviceaccounttoken"
+	"github.com/kapi-dev/kapi/internal/auth/authenticator/tokencache"
 	"github.com/kapi-dev/kapi/internal/auth/authenticator/tokenfile"
 	"github.com/kapi-dev/kapi/internal/auth/authenticator/union"
 	"github.com/kapi-dev/kapi/internal/auth/authenticator/webhook"
@@ -100,7 +102,9 @@ func newAuthentication(ctx context.Context, c *Config, t *tlsServing, saKeys []c
 		}
 		tokens = append(tokens, tok)
 	}
-	a.tokens = union.NewTokens(tokens...)
+	// Repeated tokens skip the signature checks for a few seconds, as
+	// kube-apiserver's token cache does.
+	a.tokens = tokencache.New(union.NewTokens(tokens...), tokenCacheTTL)
 	requests = append(requests, bearertoken.New(a.tokens))
 
 	a.request = group.NewAuthenticatedGroupAdder(union.New(requests...))
@@ -109,6 +113,9 @@ func newAuthentication(ctx context.Context, c *Config, t *tlsServing, saKeys []c
 	}
 	return a, nil
 }
+
+// tokenCacheTTL is how long a token that authenticated is remembered.
+const tokenCacheTTL = 10 * time.Second
 
 // serviceAccountKeys are the keys that verify service-account tokens:
 // --service-account-key-file, else the signing key's public half.

@@ -195,4 +195,3 @@ func (a *tokenAuthenticator) audiences(ctx context.Context, tokenAuds jwt.Audien
 	}
 	return both, nil
 }
-
