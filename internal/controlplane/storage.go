@@ -12,6 +12,7 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -148,12 +149,10 @@ type resourceStorage struct {
 var _ generic.RESTOptionsGetter = (*restOptionsGetter)(nil)
 
 func (g *restOptionsGetter) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
-	gvks, _, err := g.scheme.ObjectKinds(example)
+	codec, err := g.codecFor(resource, example)
 	if err != nil {
-		return generic.RESTOptions{}, fmt.Errorf("storage version of %s: %w", resource, err)
+		return generic.RESTOptions{}, err
 	}
-	gv := gvks[0].GroupVersion()
-	codec := g.codecs.CodecForVersions(protobuf.NewSerializer(g.scheme, g.scheme), g.codecs.UniversalDecoder(gv), gv, gv)
 	prefix := "/" + resourcePrefix(resource)
 	return generic.RESTOptions{
 		ResourcePrefix: prefix,
@@ -173,6 +172,28 @@ func (g *restOptionsGetter) GetRESTOptions(resource schema.GroupResource, exampl
 			return s, err
 		},
 	}, nil
+}
+
+// codecFor is how a resource's objects are stored: protobuf in the
+// storage version for built-in kinds, as kube-apiserver stores them; JSON
+// for custom resources (unstructured) and for the kinds kapi defines
+// without protobuf (CustomResourceDefinitions), which kube-apiserver reads
+// as well.
+func (g *restOptionsGetter) codecFor(resource schema.GroupResource, example runtime.Object) (runtime.Codec, error) {
+	if _, ok := example.(runtime.Unstructured); ok {
+		return unstructured.UnstructuredJSONScheme, nil
+	}
+	gvks, _, err := g.scheme.ObjectKinds(example)
+	if err != nil {
+		return nil, fmt.Errorf("storage version of %s: %w", resource, err)
+	}
+	gv := gvks[0].GroupVersion()
+	var encoder runtime.Serializer = protobuf.NewSerializer(g.scheme, g.scheme)
+	if _, ok := example.(interface{ Marshal() ([]byte, error) }); !ok {
+		info, _ := runtime.SerializerInfoForMediaType(g.codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+		encoder = info.Serializer
+	}
+	return g.codecs.CodecForVersions(encoder, g.codecs.UniversalDecoder(gv), gv, gv), nil
 }
 
 // objectCountInterval is how often apiserver_storage_objects is refreshed,
