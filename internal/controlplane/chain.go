@@ -32,8 +32,9 @@ type chainDeps struct {
 // serverChain builds aggregator → core → extensions → not found, all on
 // one generic server config, and returns the outermost server.
 func serverChain(c *Config, sc *server.Config, deps chainDeps) (*server.GenericServer, error) {
-	// The extensions server (CRDs) is a pass-through until it serves
-	// custom resources.
+	// The extensions server serves CustomResourceDefinitions and custom
+	// resources; the core server installs them, as they share its
+	// discovery, OpenAPI and admission.
 	extensions, err := sc.New("apiextensions-apiserver", server.NewNotFoundDelegate())
 	if err != nil {
 		return nil, err
@@ -49,7 +50,7 @@ func serverChain(c *Config, sc *server.Config, deps chainDeps) (*server.GenericS
 
 // newCoreServer serves the built-in groups, discovery, and runs the
 // bootstrap and namespace controllers as post-start hooks.
-func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server.DelegationTarget) (*server.GenericServer, error) {
+func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *server.GenericServer) (*server.GenericServer, error) {
 	scheme, getter, logger := deps.scheme, deps.getter, deps.logger
 	s, err := sc.New("kube-apiserver", delegate)
 	if err != nil {
@@ -94,6 +95,9 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate server
 		}
 	}
 	in.installDiscoveryRoots(s)
+	if err := installExtensions(c, delegate, deps, in); err != nil {
+		return nil, err
+	}
 	in.installOpenAPI(s)
 
 	if deps.authz != nil {

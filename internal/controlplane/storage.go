@@ -154,6 +154,10 @@ func (g *restOptionsGetter) GetRESTOptions(resource schema.GroupResource, exampl
 		return generic.RESTOptions{}, err
 	}
 	prefix := "/" + resourcePrefix(resource)
+	if _, custom := example.(runtime.Unstructured); custom {
+		// Custom resources live under their group, as kube-apiserver keeps them.
+		prefix = "/" + resource.Group + "/" + resource.Resource
+	}
 	return generic.RESTOptions{
 		ResourcePrefix: prefix,
 		Storage: func(newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {

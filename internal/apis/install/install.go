@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	admissionregistrationinstall "github.com/kapi-dev/kapi/internal/apis/admissionregistration/install"
+	apiextensionsinstall "github.com/kapi-dev/kapi/internal/apis/apiextensions/install"
 	appsinstall "github.com/kapi-dev/kapi/internal/apis/apps/install"
 	authenticationinstall "github.com/kapi-dev/kapi/internal/apis/authentication/install"
 	authorizationinstall "github.com/kapi-dev/kapi/internal/apis/authorization/install"
@@ -34,6 +35,7 @@ import (
 func groupInstallers() []func(*runtime.Scheme) error {
 	return []func(*runtime.Scheme) error{
 		coreinstall.Install,
+		apiextensionsinstall.Install,
 		coordinationinstall.Install,
 		appsinstall.Install,
 		batchinstall.Install,

@@ -378,3 +378,31 @@ func (s *JSONSchemaPropsOrStringArray) UnmarshalJSON(data []byte) error {
 	s.Schema = &JSONSchemaProps{}
 	return json.Unmarshal(data, s.Schema)
 }
+
+// The JSON-valued types describe themselves to OpenAPI without a type, as
+// upstream publishes them: any JSON value (or a schema, or a list) fits,
+// and server-side apply treats them as atomic values.
+
+// OpenAPISchemaType is no type: any JSON value.
+func (JSON) OpenAPISchemaType() []string { return nil }
+
+// OpenAPISchemaFormat is none.
+func (JSON) OpenAPISchemaFormat() string { return "" }
+
+// OpenAPISchemaType is no type: a schema or a list of schemas.
+func (JSONSchemaPropsOrArray) OpenAPISchemaType() []string { return nil }
+
+// OpenAPISchemaFormat is none.
+func (JSONSchemaPropsOrArray) OpenAPISchemaFormat() string { return "" }
+
+// OpenAPISchemaType is no type: a schema or a boolean.
+func (JSONSchemaPropsOrBool) OpenAPISchemaType() []string { return nil }
+
+// OpenAPISchemaFormat is none.
+func (JSONSchemaPropsOrBool) OpenAPISchemaFormat() string { return "" }
+
+// OpenAPISchemaType is no type: a schema or a list of property names.
+func (JSONSchemaPropsOrStringArray) OpenAPISchemaType() []string { return nil }
+
+// OpenAPISchemaFormat is none.
+func (JSONSchemaPropsOrStringArray) OpenAPISchemaFormat() string { return "" }

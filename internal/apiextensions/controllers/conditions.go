@@ -1,0 +1,53 @@
+package controllers
+
+import (
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+)
+
+// findCondition returns crd's condition of type t, or nil.
+func findCondition(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) *apiextv1.CustomResourceDefinitionCondition {
+	for i := range crd.Status.Conditions {
+		if crd.Status.Conditions[i].Type == t {
+			return &crd.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func isConditionTrue(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) bool {
+	c := findCondition(crd, t)
+	return c != nil && c.Status == apiextv1.ConditionTrue
+}
+
+// sameCondition compares what a condition says, not when it last changed.
+func sameCondition(a, b *apiextv1.CustomResourceDefinitionCondition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message
+}
+
+// setCondition adds or replaces a condition. lastTransitionTime moves only
+// when the status flips (or was never set), as clients read it as "since".
+func setCondition(crd *apiextv1.CustomResourceDefinition, c apiextv1.CustomResourceDefinitionCondition, now metav1.Time) {
+	old := findCondition(crd, c.Type)
+	if old == nil {
+		c.LastTransitionTime = now
+		crd.Status.Conditions = append(crd.Status.Conditions, c)
+		return
+	}
+	if old.Status != c.Status || old.LastTransitionTime.IsZero() {
+		old.LastTransitionTime = now
+	}
+	old.Status, old.Reason, old.Message = c.Status, c.Reason, c.Message
+}
+
+func removeCondition(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) {
+	crd.Status.Conditions = slices.DeleteFunc(crd.Status.Conditions, func(c apiextv1.CustomResourceDefinitionCondition) bool {
+		return c.Type == t
+	})
+}

@@ -1,0 +1,39 @@
+package customresourcedefinition
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	"github.com/kapi-dev/kapi/internal/registry/generic"
+	"github.com/kapi-dev/kapi/internal/registry/rest"
+)
+
+// Resource qualifies a resource of apiextensions.k8s.io.
+func Resource(resource string) schema.GroupResource {
+	return apiextensionsv1.SchemeGroupVersion.WithResource(resource).GroupResource()
+}
+
+// NewStorage builds the storage of customresourcedefinitions (short names
+// crd and crds, category api-extensions) and of their status subresource
+// over optsGetter. CRD types have no protobuf encoding: the getter must
+// store them as JSON.
+func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (map[string]rest.Storage, error) {
+	store, err := generic.NewStore(generic.StoreSpec{
+		NewFunc:        func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
+		NewListFunc:    func() runtime.Object { return &apiextensionsv1.CustomResourceDefinitionList{} },
+		Resource:       Resource("customresourcedefinitions"),
+		Singular:       Resource("customresourcedefinition"),
+		Strategy:       NewStrategy(scheme),
+		TableConvertor: Table(),
+		ShortNames:     []string{"crd", "crds"},
+		Categories:     []string{"api-extensions"},
+	}, optsGetter)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]rest.Storage{
+		"customresourcedefinitions":        store,
+		"customresourcedefinitions/status": generic.NewStatusREST(store, NewStatusStrategy(scheme)),
+	}, nil
+}
