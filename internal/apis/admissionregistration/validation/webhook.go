@@ -208,17 +208,19 @@ func validateClientConfig(cc *admissionregistrationv1.WebhookClientConfig, fldPa
 	case (cc.URL == nil) == (cc.Service == nil):
 		return field.ErrorList{field.Required(fldPath, "exactly one of url or service is required")}
 	case cc.URL != nil:
-		return validateWebhookURL(fldPath.Child("url"), *cc.URL)
+		return ValidateWebhookURL(fldPath.Child("url"), *cc.URL)
 	default:
 		port := int32(443)
 		if cc.Service.Port != nil {
 			port = *cc.Service.Port
 		}
-		return validateWebhookService(fldPath.Child("service"), cc.Service.Namespace, cc.Service.Name, cc.Service.Path, port)
+		return ValidateWebhookService(fldPath.Child("service"), cc.Service.Namespace, cc.Service.Name, cc.Service.Path, port)
 	}
 }
 
-func validateWebhookURL(fldPath *field.Path, raw string) field.ErrorList {
+// ValidateWebhookURL checks the URL of a webhook client config, as upstream:
+// https, a host, no user information, fragment or query.
+func ValidateWebhookURL(fldPath *field.Path, raw string) field.ErrorList {
 	const form = "; desired format: https://host[/path]"
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -232,7 +234,8 @@ func validateWebhookURL(fldPath *field.Path, raw string) field.ErrorList {
 		allErrs = append(allErrs, field.Invalid(fldPath, u.Host, "host must be specified"+form))
 	}
 	if u.User != nil {
-		allErrs = append(allErrs, field.Invalid(fldPath, u.User.String(), "user information is not permitted in the URL"))
+		// The value is redacted: user information may be a password.
+		allErrs = append(allErrs, field.Invalid(fldPath, "<redacted>", "user information is not permitted in the URL"))
 	}
 	if u.Fragment != "" {
 		allErrs = append(allErrs, field.Invalid(fldPath, u.Fragment, "fragments are not permitted in the URL"))
@@ -243,7 +246,9 @@ func validateWebhookURL(fldPath *field.Path, raw string) field.ErrorList {
 	return allErrs
 }
 
-func validateWebhookService(fldPath *field.Path, namespace, name string, path *string, port int32) field.ErrorList {
+// ValidateWebhookService checks the service reference of a webhook client
+// config: name, namespace, port and path.
+func ValidateWebhookService(fldPath *field.Path, namespace, name string, path *string, port int32) field.ErrorList {
 	var allErrs field.ErrorList
 	if name == "" {
 		allErrs = append(allErrs, field.Required(fldPath.Child("name"), ""))

@@ -2,13 +2,13 @@ package validation
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/transport"
 
+	admissionvalidation "github.com/kapi-dev/kapi/internal/apis/admissionregistration/validation"
 	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 )
 
@@ -69,13 +69,13 @@ func validateConversion(c *apiextensionsv1.CustomResourceConversion, opts option
 		case (cc.URL == nil) == (cc.Service == nil):
 			allErrs = append(allErrs, field.Required(ccPath, "exactly one of url or service is required"))
 		case cc.URL != nil:
-			allErrs = append(allErrs, validateWebhookURL(ccPath.Child("url"), *cc.URL)...)
+			allErrs = append(allErrs, admissionvalidation.ValidateWebhookURL(ccPath.Child("url"), *cc.URL)...)
 		default:
 			port := int32(443)
 			if cc.Service.Port != nil {
 				port = *cc.Service.Port
 			}
-			allErrs = append(allErrs, validateWebhookService(ccPath.Child("service"), cc.Service.Namespace, cc.Service.Name, cc.Service.Path, port)...)
+			allErrs = append(allErrs, admissionvalidation.ValidateWebhookService(ccPath.Child("service"), cc.Service.Namespace, cc.Service.Name, cc.Service.Path, port)...)
 		}
 		if len(cc.CABundle) > 0 && !opts.allowInvalidCABundle {
 			allErrs = append(allErrs, validateCABundle(ccPath.Child("caBundle"), cc.CABundle)...)
@@ -130,62 +130,3 @@ func validateCABundle(fldPath *field.Path, bundle []byte) field.ErrorList {
 	return nil
 }
 
-func validateWebhookURL(fldPath *field.Path, raw string) field.ErrorList {
-	const form = "; desired format: https://host[/path]"
-	u, err := url.Parse(raw)
-	if err != nil {
-		return field.ErrorList{field.Required(fldPath, "url must be a valid URL: "+err.Error()+form)}
-	}
-	var allErrs field.ErrorList
-	if u.Scheme != "https" {
-		allErrs = append(allErrs, field.Invalid(fldPath, u.Scheme, "'https' is the only allowed URL scheme"+form))
-	}
-	if u.Host == "" {
-		allErrs = append(allErrs, field.Invalid(fldPath, u.Host, "host must be specified"+form))
-	}
-	if u.User != nil {
-		// The value is redacted: user information may be a password.
-		allErrs = append(allErrs, field.Invalid(fldPath, "<redacted>", "user information is not permitted in the URL"))
-	}
-	if u.Fragment != "" {
-		allErrs = append(allErrs, field.Invalid(fldPath, u.Fragment, "fragments are not permitted in the URL"))
-	}
-	if u.RawQuery != "" {
-		allErrs = append(allErrs, field.Invalid(fldPath, u.RawQuery, "query parameters are not permitted in the URL"))
-	}
-	return allErrs
-}
-
-func validateWebhookService(fldPath *field.Path, namespace, name string, path *string, port int32) field.ErrorList {
-	var allErrs field.ErrorList
-	if name == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("name"), ""))
-	}
-	if namespace == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("namespace"), ""))
-	}
-	if errs := utilvalidation.IsValidPortNum(int(port)); errs != nil {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("port"), port, "port is not valid: "+strings.Join(errs, ", ")))
-	}
-	if path == nil || *path == "" || *path == "/" {
-		return allErrs
-	}
-	p := *path
-	if p == "//" {
-		return append(allErrs, field.Invalid(fldPath.Child("path"), p, "segment[0] may not be empty"))
-	}
-	if !strings.HasPrefix(p, "/") {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("path"), p, "must start with a '/'"))
-	}
-	trimmed := strings.TrimSuffix(p[1:], "/")
-	for i, step := range strings.Split(trimmed, "/") {
-		if step == "" {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("path"), p, fmt.Sprintf("segment[%d] may not be empty", i)))
-			continue
-		}
-		for _, msg := range utilvalidation.IsDNS1123Subdomain(step) {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("path"), p, fmt.Sprintf("segment[%d]: %v", i, msg)))
-		}
-	}
-	return allErrs
-}
