@@ -129,4 +129,3 @@ func validateCABundle(fldPath *field.Path, bundle []byte) field.ErrorList {
 	}
 	return nil
 }
-
