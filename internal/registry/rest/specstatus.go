@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -112,4 +113,21 @@ func structField(obj runtime.Object, name string) reflect.Value {
 		return reflect.Value{}
 	}
 	return v.Elem().FieldByName(name)
+}
+
+// KeepStoredMetadataAndSpec is the update of status subresources that take
+// nothing from the request but status and managedFields (the flow-control
+// objects, as upstream): obj gets a copy of old's metadata and old's spec.
+func KeepStoredMetadataAndSpec(obj, old runtime.Object) {
+	newMeta, err := meta.Accessor(obj)
+	dst, src := structField(obj, "ObjectMeta"), structField(old, "ObjectMeta")
+	if err != nil || !dst.IsValid() || !src.IsValid() {
+		return
+	}
+	managedFields := newMeta.GetManagedFields()
+	if stored, ok := src.Addr().Interface().(*metav1.ObjectMeta); ok {
+		dst.Set(reflect.ValueOf(*stored.DeepCopy()))
+	}
+	newMeta.SetManagedFields(managedFields)
+	CopyField(obj, old, "Spec")
 }

@@ -55,11 +55,7 @@ func (Strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 // PrepareForUpdate keeps the stored metadata and spec, taking only status
 // and managedFields from the request.
 func (StatusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	fs, oldFS := obj.(*flowcontrolv1.FlowSchema), old.(*flowcontrolv1.FlowSchema)
-	managedFields := fs.ManagedFields
-	fs.ObjectMeta = *oldFS.ObjectMeta.DeepCopy()
-	fs.ManagedFields = managedFields
-	fs.Spec = oldFS.Spec
+	rest.KeepStoredMetadataAndSpec(obj, old)
 }
 
 // ValidateUpdate checks the new status.

@@ -56,11 +56,7 @@ func (Strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 // PrepareForUpdate keeps the stored metadata and spec, taking only status
 // and managedFields from the request.
 func (StatusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	pl, oldPL := obj.(*flowcontrolv1.PriorityLevelConfiguration), old.(*flowcontrolv1.PriorityLevelConfiguration)
-	managedFields := pl.ManagedFields
-	pl.ObjectMeta = *oldPL.ObjectMeta.DeepCopy()
-	pl.ManagedFields = managedFields
-	pl.Spec = oldPL.Spec
+	rest.KeepStoredMetadataAndSpec(obj, old)
 }
 
 // ValidateUpdate checks the new status.
