@@ -178,7 +178,9 @@ type versionSchema struct {
 	validator  *schema.Validator
 }
 
-func (v versionSchema) Validate(obj map[string]any) field.ErrorList { return v.validator.Validate(obj) }
+func (v versionSchema) Validate(_ context.Context, obj, _ map[string]any) field.ErrorList {
+	return v.validator.Validate(obj)
+}
 func (v versionSchema) Prune(obj map[string]any) []string {
 	return schema.Prune(obj, v.structural, true)
 }

@@ -76,7 +76,7 @@ func (stubSchema) Compile(*apiextv1.JSONSchemaProps) (VersionSchema, error) {
 
 type stubVersion struct{}
 
-func (stubVersion) Validate(obj map[string]any) field.ErrorList {
+func (stubVersion) Validate(_ context.Context, obj, _ map[string]any) field.ErrorList {
 	n, found, _ := unstructured.NestedInt64(obj, "spec", "size")
 	if found && n < 1 {
 		return field.ErrorList{field.Invalid(field.NewPath("spec", "size"), n, "spec.size in body should be greater than or equal to 1")}

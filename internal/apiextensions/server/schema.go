@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
@@ -18,8 +20,10 @@ type SchemaCompiler interface {
 // VersionSchema is the compiled schema of one version, built once per
 // CRD version and shared by its requests.
 type VersionSchema interface {
-	// Validate returns the schema errors of the whole object.
-	Validate(obj map[string]any) field.ErrorList
+	// Validate returns the schema errors of the whole object: the
+	// OpenAPI value validations, then the CEL rules. old is the stored
+	// object on update (for transition rules on oldSelf), nil on create.
+	Validate(ctx context.Context, obj, old map[string]any) field.ErrorList
 	// Prune drops unknown fields and returns their paths (".spec.foo").
 	Prune(obj map[string]any) []string
 	// Default applies the schema's defaults in place.
@@ -32,7 +36,9 @@ type VersionSchema interface {
 // valid, as for x-kubernetes-preserve-unknown-fields at the root.
 type noSchema struct{}
 
-func (noSchema) Validate(map[string]any) field.ErrorList { return nil }
+func (noSchema) Validate(context.Context, map[string]any, map[string]any) field.ErrorList {
+	return nil
+}
 func (noSchema) Prune(map[string]any) []string           { return nil }
 func (noSchema) Default(map[string]any)                  {}
 func (noSchema) OpenAPI() (*spec.Schema, error) {

@@ -113,22 +113,27 @@ func (s *strategy) pruneAndDefault(u *unstructured.Unstructured) {
 	vs.Default(u.Object)
 }
 
-func (s *strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	u := obj.(*unstructured.Unstructured)
-	return s.validate(u)
+func (s *strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return s.validate(ctx, obj.(*unstructured.Unstructured), nil)
 }
 
-func (s *strategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
-	return s.validate(obj.(*unstructured.Unstructured))
+func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	return s.validate(ctx, obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured))
 }
 
-func (s *strategy) validate(u *unstructured.Unstructured) field.ErrorList {
+// validate checks u against its version's schema; old (nil on create) is
+// the stored object, in the storage version.
+func (s *strategy) validate(ctx context.Context, u, old *unstructured.Unstructured) field.ErrorList {
 	var errs field.ErrorList
 	if _, ok := s.schemas[u.GroupVersionKind().Version]; !ok && u.GroupVersionKind().Version != s.storageVersion {
 		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), u.GetAPIVersion(), "must be one of the served versions"))
 		return errs
 	}
-	return append(errs, s.schemaOf(u).Validate(u.Object)...)
+	var oldContent map[string]any
+	if old != nil {
+		oldContent = old.Object
+	}
+	return append(errs, s.schemaOf(u).Validate(ctx, u.Object, oldContent)...)
 }
 
 func (s *strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
