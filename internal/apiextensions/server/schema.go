@@ -39,8 +39,8 @@ type noSchema struct{}
 func (noSchema) Validate(context.Context, map[string]any, map[string]any) field.ErrorList {
 	return nil
 }
-func (noSchema) Prune(map[string]any) []string           { return nil }
-func (noSchema) Default(map[string]any)                  {}
+func (noSchema) Prune(map[string]any) []string { return nil }
+func (noSchema) Default(map[string]any)        {}
 func (noSchema) OpenAPI() (*spec.Schema, error) {
 	s := &spec.Schema{}
 	s.Type = spec.StringOrArray{"object"}
