@@ -10,12 +10,7 @@ import (
 
 // findCondition returns crd's condition of type t, or nil.
 func findCondition(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) *apiextv1.CustomResourceDefinitionCondition {
-	for i := range crd.Status.Conditions {
-		if crd.Status.Conditions[i].Type == t {
-			return &crd.Status.Conditions[i]
-		}
-	}
-	return nil
+	return apiextv1.FindCondition(crd, t)
 }
 
 func isConditionTrue(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) bool {
@@ -31,19 +26,8 @@ func sameCondition(a, b *apiextv1.CustomResourceDefinitionCondition) bool {
 	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message
 }
 
-// setCondition adds or replaces a condition. lastTransitionTime moves only
-// when the status flips (or was never set), as clients read it as "since".
 func setCondition(crd *apiextv1.CustomResourceDefinition, c apiextv1.CustomResourceDefinitionCondition, now metav1.Time) {
-	old := findCondition(crd, c.Type)
-	if old == nil {
-		c.LastTransitionTime = now
-		crd.Status.Conditions = append(crd.Status.Conditions, c)
-		return
-	}
-	if old.Status != c.Status || old.LastTransitionTime.IsZero() {
-		old.LastTransitionTime = now
-	}
-	old.Status, old.Reason, old.Message = c.Status, c.Reason, c.Message
+	apiextv1.SetCondition(crd, c, now)
 }
 
 func removeCondition(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) {

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	"github.com/kapi-dev/kapi/internal/registry/apiextensions/customresourcedefinition"
+	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
@@ -26,9 +28,11 @@ func create(t testing.TB, s rest.Creater, crd *apiextv1.CustomResourceDefinition
 	}
 }
 
-func deleteCRD(t testing.TB, s rest.GracefulDeleter, name string) {
+// deleteCRD deletes through the registry's delete, which marks the CRD
+// and adds the cleanup finalizer.
+func deleteCRD(t testing.TB, s *generic.Store, name string) {
 	t.Helper()
-	if _, _, err := s.Delete(context.Background(), name, rest.ValidateAllObjectFunc, &metav1.DeleteOptions{}); err != nil {
+	if _, _, err := customresourcedefinition.NewREST(s).Delete(context.Background(), name, rest.ValidateAllObjectFunc, &metav1.DeleteOptions{}); err != nil {
 		t.Fatalf("delete %s: %v", name, err)
 	}
 }
@@ -68,8 +72,9 @@ func TestCRDBecomesEstablished(t *testing.T) {
 			t.Errorf("condition %s = %q, want %q", typ, c, want)
 		}
 	}
-	if !slices.Contains(got.Finalizers, CleanupFinalizer) {
-		t.Errorf("finalizers = %v, want %s", got.Finalizers, CleanupFinalizer)
+	// Upstream adds the cleanup finalizer on DELETE, not on create.
+	if len(got.Finalizers) != 0 {
+		t.Errorf("finalizers of a live CRD = %v, want none", got.Finalizers)
 	}
 	for _, c := range got.Status.Conditions {
 		if c.LastTransitionTime.IsZero() {
@@ -202,7 +207,7 @@ func TestDeletionRemovesInstancesThenCRD(t *testing.T) {
 	crd := newCRD("widgets.example.com", "example.com", "widgets", "Widget")
 	create(t, store, crd)
 	waitFor(t, store, crd.Name, func(crd *apiextv1.CustomResourceDefinition) bool {
-		return established(crd) && slices.Contains(crd.Finalizers, CleanupFinalizer)
+		return established(crd)
 	})
 
 	deleteCRD(t, store, crd.Name)
@@ -233,7 +238,7 @@ func TestDeletionWaitsForLingeringInstances(t *testing.T) {
 	crd := newCRD("widgets.example.com", "example.com", "widgets", "Widget")
 	create(t, store, crd)
 	waitFor(t, store, crd.Name, func(crd *apiextv1.CustomResourceDefinition) bool {
-		return established(crd) && slices.Contains(crd.Finalizers, CleanupFinalizer)
+		return established(crd)
 	})
 
 	deleteCRD(t, store, crd.Name)
@@ -263,8 +268,7 @@ func TestDeletionOfNeverEstablishedCRD(t *testing.T) {
 	create(t, store, loser)
 	// Kind and listKind both conflict; the last name checked is reported.
 	waitFor(t, store, loser.Name, func(crd *apiextv1.CustomResourceDefinition) bool {
-		return condition(crd, apiextv1.NamesAccepted) == `False ListKindConflict: "WidgetList" is already in use` &&
-			slices.Contains(crd.Finalizers, CleanupFinalizer)
+		return condition(crd, apiextv1.NamesAccepted) == `False ListKindConflict: "WidgetList" is already in use`
 	})
 	deleteCRD(t, store, loser.Name)
 	waitFor(t, store, loser.Name, nil)

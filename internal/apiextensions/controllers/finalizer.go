@@ -17,8 +17,9 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
-// CleanupFinalizer holds a deleted CRD until its custom resources are gone.
-const CleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
+// CleanupFinalizer holds a deleted CRD until its custom resources are
+// gone; the registry adds it on the first DELETE.
+const CleanupFinalizer = apiextv1.CustomResourceCleanupFinalizer
 
 // instanceStorage is what the cleanup needs of a CRD's custom resources.
 type instanceStorage interface {
@@ -29,21 +30,6 @@ type instanceStorage interface {
 // errInstancesRemain makes the cleanup look again later: custom resources
 // held by their own finalizers are still there.
 var errInstancesRemain = errors.New("custom resources remain")
-
-// ensureFinalizer adds the cleanup finalizer to a live CRD that lacks it
-// (the registry normally adds it on create).
-func (c *controller) ensureFinalizer(ctx context.Context, crd *apiextv1.CustomResourceDefinition) (*apiextv1.CustomResourceDefinition, error) {
-	if crd.DeletionTimestamp != nil || slices.Contains(crd.Finalizers, CleanupFinalizer) {
-		return crd, nil
-	}
-	return c.update(ctx, c.crds, crd, func(crd *apiextv1.CustomResourceDefinition) bool {
-		if crd.DeletionTimestamp != nil || slices.Contains(crd.Finalizers, CleanupFinalizer) {
-			return false
-		}
-		crd.Finalizers = append(crd.Finalizers, CleanupFinalizer)
-		return true
-	})
-}
 
 // needsCleanup is whether the finalizer controller has work on crd.
 func needsCleanup(crd *apiextv1.CustomResourceDefinition) bool {

@@ -1,14 +1,12 @@
 package controllers
 
 import (
-	"slices"
 	"testing"
 
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
 	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 	"github.com/kapi-dev/kapi/internal/registry/apiextensions/customresourcedefinition"
-	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/storage/memory"
 )
@@ -27,7 +25,7 @@ func TestWithCRDRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := storages["customresourcedefinitions"].(*generic.Store)
+	store := storages["customresourcedefinitions"].(*customresourcedefinition.REST).Store
 	status := storages["customresourcedefinitions/status"].(rest.Updater)
 	crs := newInstances("a/one")
 	start(t, Config{CRDs: store, Status: status, Instances: func(string, string) rest.Storage { return crs }})
@@ -36,7 +34,7 @@ func TestWithCRDRegistry(t *testing.T) {
 	crd.Spec.Versions[0].Schema = &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{Type: "object"}}
 	create(t, store, crd)
 	got := waitFor(t, store, crd.Name, func(crd *apiextv1.CustomResourceDefinition) bool {
-		return established(crd) && slices.Contains(crd.Finalizers, CleanupFinalizer)
+		return established(crd)
 	})
 	if c, want := condition(got, apiextv1.NamesAccepted), "True NoConflicts: no conflicts found"; c != want {
 		t.Errorf("NamesAccepted = %q, want %q", c, want)

@@ -122,7 +122,7 @@ func (c *controller) logError(worker string) func(string, error) {
 	}
 }
 
-// syncStatus brings one CRD's status up to date: finalizer, names,
+// syncStatus brings one CRD's status up to date: names,
 // Established, NonStructuralSchema, each step on the result of the last.
 func (c *controller) syncStatus(ctx context.Context, name string) error {
 	crd, err := c.get(ctx, name)
@@ -135,7 +135,7 @@ func (c *controller) syncStatus(ctx context.Context, name string) error {
 	}
 	c.cache.put(crd)
 	steps := []func(context.Context, *apiextv1.CustomResourceDefinition) (*apiextv1.CustomResourceDefinition, error){
-		c.ensureFinalizer, c.syncNames, c.establish, c.syncNonStructural,
+		c.syncNames, c.establish, c.syncNonStructural,
 	}
 	for _, step := range steps {
 		if crd, err = step(ctx, crd); crd == nil || err != nil {

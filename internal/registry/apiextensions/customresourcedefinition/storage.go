@@ -33,7 +33,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (m
 		return nil, err
 	}
 	return map[string]rest.Storage{
-		"customresourcedefinitions":        store,
+		"customresourcedefinitions":        NewREST(store),
 		"customresourcedefinitions/status": generic.NewStatusREST(store, NewStatusStrategy(scheme)),
 	}, nil
 }
