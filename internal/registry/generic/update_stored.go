@@ -20,7 +20,9 @@ func (s *Store) UpdateStored(ctx context.Context, name string, preconditions *st
 	}
 	out := s.NewFunc()
 	err = s.writerFor(dryRun).GuaranteedUpdate(ctx, key, out, false, preconditions,
-		func(existing runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) { return tryUpdate(existing) })
+		func(existing runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
+			return tryUpdate(existing)
+		})
 	if err != nil {
 		return nil, s.interpretStorageError(ctx, err, storageErrorContext{op: opUpdate, resource: s.qualifiedResource(ctx), name: name})
 	}
