@@ -2,28 +2,31 @@ package server
 
 import (
 	"fmt"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/runtime/serializer/versioning"
 )
 
 // crdCodecs is the NegotiatedSerializer of one CRD's endpoints: custom
-// resources are unstructured and change version by rewriting apiVersion;
-// everything else (Status, WatchEvent, options, Scale) is typed and goes
-// through the CRD's own scheme. JSON and YAML only: custom resources
-// have no protobuf, as upstream.
+// resources are unstructured and change version through the CRD's
+// converter; everything else (Status, WatchEvent, options, Scale) is typed
+// and goes through the CRD's own scheme. JSON and YAML only: custom
+// resources have no protobuf, as upstream.
 type crdCodecs struct {
 	base  serializer.CodecFactory
 	types []runtime.SerializerInfo
 	conv  *crdConverter
 	typer crdTyper
+	// schemas prune request bodies by version, as upstream does while
+	// decoding (not in the strategy), so unknown fields can be reported.
+	schemas map[string]VersionSchema
 }
 
-func newCRDCodecs(scheme *runtime.Scheme, conv *crdConverter) *crdCodecs {
+func newCRDCodecs(scheme *runtime.Scheme, conv *crdConverter, schemas map[string]VersionSchema) *crdCodecs {
 	base := serializer.NewCodecFactory(scheme)
 	var types []runtime.SerializerInfo
 	for _, info := range base.SupportedMediaTypes() {
@@ -31,7 +34,7 @@ func newCRDCodecs(scheme *runtime.Scheme, conv *crdConverter) *crdCodecs {
 			types = append(types, info)
 		}
 	}
-	return &crdCodecs{base: base, types: types, conv: conv, typer: crdTyper{scheme: scheme}}
+	return &crdCodecs{base: base, types: types, conv: conv, typer: crdTyper{scheme: scheme}, schemas: schemas}
 }
 
 func (c *crdCodecs) SupportedMediaTypes() []runtime.SerializerInfo { return c.types }
@@ -41,7 +44,45 @@ func (c *crdCodecs) EncoderForVersion(e runtime.Encoder, gv runtime.GroupVersion
 }
 
 func (c *crdCodecs) DecoderToVersion(d runtime.Decoder, gv runtime.GroupVersioner) runtime.Decoder {
-	return versioning.NewCodec(nil, d, c.conv, c.conv.scheme, c.typer, nil, nil, gv, "crd")
+	strict := false
+	if s, ok := d.(*json.Serializer); ok {
+		strict = s.IsStrict()
+	}
+	pd := pruningDecoder{delegate: d, codecs: c, reportUnknown: strict}
+	return versioning.NewCodec(nil, pd, c.conv, c.conv.scheme, c.typer, nil, nil, gv, "crd")
+}
+
+// pruningDecoder drops the fields a custom resource's schema does not know
+// while decoding a request body; a strict decoder (fieldValidation Strict
+// or Warn) reports them as strict decoding errors, after the decoder's own
+// (duplicate fields), which the handlers fail or warn on.
+type pruningDecoder struct {
+	delegate      runtime.Decoder
+	codecs        *crdCodecs
+	reportUnknown bool
+}
+
+func (d pruningDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	var strictErrs []error
+	obj, gvk, err := d.delegate.Decode(data, defaults, into)
+	if err != nil {
+		strictErr, ok := runtime.AsStrictDecodingError(err)
+		if !ok || obj == nil {
+			return obj, gvk, err
+		}
+		strictErrs = strictErr.Errors()
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok && d.codecs.conv.isCustomResource(u) {
+		if vs, ok := d.codecs.schemas[u.GroupVersionKind().Version]; ok {
+			for _, path := range vs.Prune(u.Object) {
+				strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", path))
+			}
+		}
+	}
+	if d.reportUnknown && len(strictErrs) > 0 {
+		return obj, gvk, runtime.NewStrictDecodingError(strictErrs)
+	}
+	return obj, gvk, nil
 }
 
 // crdTyper types unstructured objects by their apiVersion and kind, and
@@ -63,85 +104,3 @@ func (t crdTyper) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bo
 }
 
 func (t crdTyper) Recognizes(gvk schema.GroupVersionKind) bool { return t.scheme.Recognizes(gvk) }
-
-// crdConverter converts a CRD's objects between its served versions. With
-// strategy None that is rewriting apiVersion; webhook conversion is not
-// served yet and fails with a clear error.
-type crdConverter struct {
-	scheme   *runtime.Scheme
-	group    string
-	versions []string // served versions plus the storage version
-	webhook  bool
-	// fieldLabels are the labels field selectors accept.
-	fieldLabels map[string]bool
-}
-
-func (c *crdConverter) Convert(in, out, context any) error {
-	uin, okIn := in.(runtime.Unstructured)
-	uout, okOut := out.(runtime.Unstructured)
-	if okIn && okOut {
-		uout.SetUnstructuredContent(uin.UnstructuredContent())
-		return nil
-	}
-	return c.scheme.Convert(in, out, context)
-}
-
-func (c *crdConverter) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
-	switch obj := in.(type) {
-	case *unstructured.UnstructuredList:
-		list := obj.DeepCopy()
-		if err := c.convertInPlace(list, target); err != nil {
-			return nil, err
-		}
-		for i := range list.Items {
-			if err := c.convertInPlace(&list.Items[i], target); err != nil {
-				return nil, err
-			}
-		}
-		return list, nil
-	case *unstructured.Unstructured:
-		u := obj.DeepCopy()
-		if err := c.convertInPlace(u, target); err != nil {
-			return nil, err
-		}
-		return u, nil
-	}
-	return c.scheme.ConvertToVersion(in, target)
-}
-
-func (c *crdConverter) UnsafeConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
-	return c.ConvertToVersion(in, target)
-}
-
-// convertInPlace sets u's apiVersion to the version target picks.
-func (c *crdConverter) convertInPlace(u runtime.Unstructured, target runtime.GroupVersioner) error {
-	from := u.GetObjectKind().GroupVersionKind()
-	to, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{from})
-	if !ok {
-		return fmt.Errorf("%v is unstructured and is not suitable for converting to %q", from, target)
-	}
-	if to.Version == from.Version {
-		return nil
-	}
-	if to.Group != c.group || !slices.Contains(c.versions, to.Version) {
-		return fmt.Errorf("request to convert CR to an invalid group/version: %s", to.GroupVersion())
-	}
-	if c.webhook {
-		return errWebhookConversion
-	}
-	u.GetObjectKind().SetGroupVersionKind(to)
-	return nil
-}
-
-var errWebhookConversion = fmt.Errorf("conversion webhook is not supported yet by this server")
-
-// ConvertFieldLabel accepts metadata.name, metadata.namespace and the
-// version's selectableFields, as upstream.
-func (c *crdConverter) ConvertFieldLabel(_ schema.GroupVersionKind, label, value string) (string, string, error) {
-	if label == "metadata.name" || label == "metadata.namespace" || c.fieldLabels[label] {
-		return label, value, nil
-	}
-	return "", "", fmt.Errorf("field label not supported: %s", label)
-}
-
-type schemaGVK = schema.GroupVersionKind

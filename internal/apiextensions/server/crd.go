@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
@@ -33,6 +34,10 @@ type servedCRD struct {
 	store                *generic.Store
 	storage              map[string]rest.Storage // "plural", "plural/status", "plural/scale"
 	versions             map[string]*servedVersion
+	// typeConverter and resetFields feed the endpoints' field managers.
+	typeConverter managedfields.TypeConverter
+	resetFields   map[string]map[string]struct{} // by storage path
+	schemas       map[string]VersionSchema
 }
 
 type servedVersion struct {
@@ -40,6 +45,8 @@ type servedVersion struct {
 	resources []metav1.APIResource
 	// verbs by "plural[/sub]" then verb.
 	verbs map[string]map[string]http.Handler
+	// warnings go with every request to the version (deprecation).
+	warnings []string
 }
 
 func storageVersionOf(crd *apiextv1.CustomResourceDefinition) (string, error) {
@@ -71,8 +78,14 @@ func (h *Handler) buildCRD(crd *apiextv1.CustomResourceDefinition) (*servedCRD, 
 	if err := autoscalingv1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	conv := &crdConverter{scheme: scheme, group: group, versions: []string{storageVersion}, fieldLabels: map[string]bool{},
+	conv := &crdConverter{scheme: scheme, group: group, kind: names.Kind, versions: []string{storageVersion}, fieldLabels: map[string]bool{},
 		webhook: crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy == apiextv1.WebhookConverter}
+	if conv.webhook && h.c.Converters != nil {
+		if conv.converter, err = h.c.Converters.NewConverter(crd); err != nil {
+			return nil, fmt.Errorf("conversion webhook: %w", err)
+		}
+	}
+	served := map[string]bool{}
 	st := &strategy{typer: crdTyper{scheme: scheme}, namespaced: crd.Spec.Scope == apiextv1.NamespaceScoped,
 		schemas: map[string]VersionSchema{}, storageVersion: storageVersion}
 	var storageVer apiextv1.CustomResourceDefinitionVersion
@@ -83,6 +96,7 @@ func (h *Handler) buildCRD(crd *apiextv1.CustomResourceDefinition) (*servedCRD, 
 		if !v.Served && !v.Storage {
 			continue
 		}
+		served[v.Name] = v.Served
 		metav1.AddToGroupVersion(scheme, schema.GroupVersion{Group: group, Version: v.Name})
 		if v.Name != storageVersion {
 			conv.versions = append(conv.versions, v.Name)
@@ -120,24 +134,35 @@ func (h *Handler) buildCRD(crd *apiextv1.CustomResourceDefinition) (*servedCRD, 
 		AttrFunc:       attrFunc(st.namespaced, conv.fieldLabels),
 		ShortNames:     names.ShortNames,
 		Categories:     names.Categories,
-	}, h.c.RESTOptionsGetter)
+	}, versionedOptions{RESTOptionsGetter: h.c.RESTOptionsGetter, versions: &crdVersions{conv: conv,
+		storageVersion: storageVersion, schemas: st.schemas, served: served}})
 	if err != nil {
 		return nil, err
 	}
 	s := &servedCRD{uid: string(crd.UID), resourceVersion: crd.ResourceVersion, group: group, plural: names.Plural,
-		namespaced: st.namespaced, codecs: newCRDCodecs(scheme, conv), store: store,
-		storage: map[string]rest.Storage{names.Plural: store}, versions: map[string]*servedVersion{}}
+		namespaced: st.namespaced, codecs: newCRDCodecs(scheme, conv, st.schemas), store: store,
+		storage: map[string]rest.Storage{names.Plural: store}, versions: map[string]*servedVersion{},
+		typeConverter: h.fieldManagers.typeConverter(group, names.Kind, st.schemas),
+		resetFields:   map[string]map[string]struct{}{names.Plural: st.GetResetFields()}, schemas: st.schemas}
 	if st.hasStatus {
 		statusSt := *st
 		statusSt.statusWrite = true
 		s.storage[names.Plural+"/status"] = generic.NewStatusREST(store, &statusSt)
+		s.resetFields[names.Plural+"/status"] = statusSt.GetResetFields()
 	}
 	if sc := storageVer.Subresources; sc != nil && sc.Scale != nil {
 		s.storage[names.Plural+"/scale"] = scale.NewREST(store, scaleAccessor(sc.Scale))
 	}
 	for _, v := range crd.Spec.Versions {
 		if v.Served {
-			s.versions[v.Name] = s.buildVersion(h, v.Name, names, storageVersion)
+			sv, err := s.buildVersion(h, v.Name, names, storageVersion)
+			if err != nil {
+				return nil, fmt.Errorf("version %s: %w", v.Name, err)
+			}
+			if v.Deprecated {
+				sv.warnings = append(sv.warnings, deprecationWarning(v, crd.Spec))
+			}
+			s.versions[v.Name] = sv
 		}
 	}
 	return s, nil
@@ -178,7 +203,7 @@ func attrFunc(namespaced bool, selectable map[string]bool) func(runtime.Object) 
 }
 
 // buildVersion builds the handlers of one served version.
-func (s *servedCRD) buildVersion(h *Handler, version string, names apiextv1.CustomResourceDefinitionNames, storageVersion string) *servedVersion {
+func (s *servedCRD) buildVersion(h *Handler, version string, names apiextv1.CustomResourceDefinitionNames, storageVersion string) (*servedVersion, error) {
 	gv := schema.GroupVersion{Group: s.group, Version: version}
 	sv := &servedVersion{name: version, verbs: map[string]map[string]http.Handler{}}
 	paths := make([]string, 0, len(s.storage))
@@ -194,6 +219,11 @@ func (s *servedCRD) buildVersion(h *Handler, version string, names apiextv1.Cust
 			kind = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
 		}
 		scope := h.scope(s, gv, names.Plural, sub, kind, st)
+		fm, err := s.fieldManager(h, kind, sub, s.resetFields[p])
+		if err != nil {
+			return nil, err
+		}
+		scope.FieldManager = fm
 		verbs := verbHandlers(st, scope)
 		sv.verbs[p] = verbs
 		r := metav1.APIResource{Name: p, Namespaced: s.namespaced, Kind: kind.Kind}
@@ -212,7 +242,17 @@ func (s *servedCRD) buildVersion(h *Handler, version string, names apiextv1.Cust
 		}
 		sv.resources = append(sv.resources, r)
 	}
-	return sv
+	return sv, nil
+}
+
+// fieldManager is the field manager of one endpoint, built with the CRD:
+// the custom resource's for the resource and its status, the Scale's for
+// scale.
+func (s *servedCRD) fieldManager(h *Handler, kind schema.GroupVersionKind, sub string, reset map[string]struct{}) (*managedfields.FieldManager, error) {
+	if sub == "scale" {
+		return h.fieldManagers.scaleFieldManager()
+	}
+	return crdFieldManager(s.typeConverter, s.codecs.conv, s.schemas, kind, sub, reset)
 }
 
 func (h *Handler) scope(s *servedCRD, gv schema.GroupVersion, plural, sub string, kind schema.GroupVersionKind, st rest.Storage) *handlers.RequestScope {
@@ -222,7 +262,7 @@ func (h *Handler) scope(s *servedCRD, gv schema.GroupVersion, plural, sub string
 		ParameterCodec:      runtime.NewParameterCodec(s.codecs.conv.scheme),
 		Creater:             s.codecs.conv.scheme,
 		Convertor:           s.codecs.conv,
-		Defaulter:           s.codecs.conv.scheme,
+		Defaulter:           crdDefaulter{conv: s.codecs.conv, schemas: s.schemas},
 		Typer:               s.codecs.typer,
 		TableConvertor:      tc,
 		Resource:            gv.WithResource(plural),
@@ -258,7 +298,11 @@ func verbHandlers(st rest.Storage, scope *handlers.RequestScope) map[string]http
 		v["update"] = handlers.UpdateResource(r, scope)
 	}
 	if r, ok := st.(rest.Patcher); ok {
-		v["patch"] = handlers.PatchResource(r, scope, handlers.PatchTypes(false))
+		types := handlers.PatchTypes(false)
+		if scope.FieldManager != nil {
+			types = append(types, handlers.ApplyPatchTypes()...)
+		}
+		v["patch"] = handlers.PatchResource(r, scope, types)
 	}
 	if r, ok := st.(rest.GracefulDeleter); ok {
 		v["delete"] = handlers.DeleteResource(r, scope)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -93,7 +94,7 @@ func (stubVersion) Prune(obj map[string]any) []string {
 	for k := range spec {
 		if k != "size" && k != "color" && k != "replicas" {
 			delete(spec, k)
-			pruned = append(pruned, ".spec."+k)
+			pruned = append(pruned, "spec."+k)
 		}
 	}
 	return pruned
@@ -179,7 +180,14 @@ func withTestFilters(next http.Handler) http.Handler {
 }
 
 // do sends a request and returns the status and body.
-func (e *testEnv) do(t *testing.T, method, path, body string, headers ...string) (int, string) {
+func (e *testEnv) do(t testing.TB, method, path, body string, headers ...string) (int, string) {
+	t.Helper()
+	code, b, _ := e.doH(t, method, path, body, headers...)
+	return code, b
+}
+
+// doH sends a request and returns the status, body and headers.
+func (e *testEnv) doH(t testing.TB, method, path, body string, headers ...string) (int, string, http.Header) {
 	t.Helper()
 	req, err := http.NewRequest(method, e.server.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -194,16 +202,11 @@ func (e *testEnv) do(t *testing.T, method, path, body string, headers ...string)
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var sb strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := resp.Body.Read(buf)
-		sb.Write(buf[:n])
-		if err != nil {
-			break
-		}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return resp.StatusCode, sb.String()
+	return resp.StatusCode, string(b), resp.Header
 }
 
 func widget(version, name string, spec string) string {

@@ -28,6 +28,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/responsewriters"
 	"github.com/kapi-dev/kapi/internal/endpoints/openapi"
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
+	"github.com/kapi-dev/kapi/internal/endpoints/warning"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
@@ -65,6 +66,9 @@ type Config struct {
 	// RetryInterval is how long Run waits after a failed List or Watch;
 	// 0 means one second.
 	RetryInterval time.Duration
+	// Converters builds the converter of CRDs whose conversion strategy is
+	// Webhook; nil makes webhook conversion fail with a clear error.
+	Converters ConverterFactory
 }
 
 // Handler serves the custom resources of every Established CRD.
@@ -84,6 +88,8 @@ type Handler struct {
 	versionLists atomic.Pointer[map[schema.GroupVersion]http.Handler]
 	metaCodecs   serializer.CodecFactory
 	metaScheme   *runtime.Scheme
+	// fieldManagers holds what every CRD's field managers share.
+	fieldManagers *fieldManagers
 }
 
 // New checks c and returns a handler serving nothing until Run syncs.
@@ -104,7 +110,11 @@ func New(c Config) (*Handler, error) {
 	if c.RetryInterval == 0 {
 		c.RetryInterval = time.Second
 	}
-	h := &Handler{c: c, logger: c.Logger,
+	fm, err := newFieldManagers()
+	if err != nil {
+		return nil, fmt.Errorf("custom resource handler: %w", err)
+	}
+	h := &Handler{c: c, logger: c.Logger, fieldManagers: fm,
 		infos: request.NewRequestInfoFactory(), published: map[schema.GroupVersion]bool{}}
 	empty := map[schema.GroupResource]*servedCRD{}
 	h.crds.Store(&empty)
@@ -214,6 +224,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if code := routeError(s.namespaced, info); code != 0 {
 		responsewriters.ErrorNegotiated(genericError(code), s.codecs, schema.GroupVersion{Group: s.group, Version: v.name}, w, req)
 		return
+	}
+	for _, text := range v.warnings {
+		warning.AddWarning(req.Context(), "", text)
 	}
 	handler, ok := verbs[info.Verb]
 	if !ok {

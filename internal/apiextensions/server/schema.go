@@ -24,7 +24,8 @@ type VersionSchema interface {
 	// OpenAPI value validations, then the CEL rules. old is the stored
 	// object on update (for transition rules on oldSelf), nil on create.
 	Validate(ctx context.Context, obj, old map[string]any) field.ErrorList
-	// Prune drops unknown fields and returns their paths (".spec.foo").
+	// Prune drops unknown fields (metadata's too) and returns their paths
+	// sorted, upstream style ("spec.foo", "metadata.foo").
 	Prune(obj map[string]any) []string
 	// Default applies the schema's defaults in place.
 	Default(obj map[string]any)

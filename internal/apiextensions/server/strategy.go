@@ -13,9 +13,10 @@ import (
 )
 
 // strategy is the create, update and delete strategy of one CRD's custom
-// resources. Objects arrive in the version of the request; they are
-// pruned, defaulted and validated with that version's schema, then
-// stored in the storage version (Canonicalize).
+// resources. Objects, new and old, are in the version of the request
+// (versionedStorage reads them so), as in upstream's per-version stores;
+// they are pruned, defaulted and validated with that version's schema,
+// and versionedStorage stores them in the storage version.
 type strategy struct {
 	typer      crdTyper
 	namespaced bool
@@ -122,7 +123,7 @@ func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) 
 }
 
 // validate checks u against its version's schema; old (nil on create) is
-// the stored object, in the storage version.
+// the stored object, in the same version.
 func (s *strategy) validate(ctx context.Context, u, old *unstructured.Unstructured) field.ErrorList {
 	var errs field.ErrorList
 	if _, ok := s.schemas[u.GroupVersionKind().Version]; !ok && u.GroupVersionKind().Version != s.storageVersion {
@@ -141,14 +142,9 @@ func (s *strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Obj
 	return nil
 }
 
-// Canonicalize moves the object to the storage version (strategy None:
-// only apiVersion changes).
-func (s *strategy) Canonicalize(obj runtime.Object) {
-	u := obj.(*unstructured.Unstructured)
-	gvk := u.GroupVersionKind()
-	gvk.Version = s.storageVersion
-	u.SetGroupVersionKind(gvk)
-}
+// Canonicalize does nothing: versionedStorage converts to the storage
+// version, with the request's context a conversion webhook needs.
+func (s *strategy) Canonicalize(runtime.Object) {}
 
 // GetResetFields: main writes ignore status, status writes the rest.
 func (s *strategy) GetResetFields() map[string]struct{} {

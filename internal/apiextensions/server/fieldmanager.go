@@ -1,0 +1,147 @@
+package server
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"strings"
+	"sync"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapi-dev/kapi/internal/endpoints/handlers"
+	"github.com/kapi-dev/kapi/internal/endpoints/openapi/definitions"
+)
+
+// fieldManagers builds, once per CRD build, the type converters server-side
+// apply needs: the CRD's from its versions' schemas, and the shared one of
+// autoscaling/v1 Scale.
+type fieldManagers struct {
+	objectMeta map[string]*spec.Schema
+
+	scaleOnce sync.Once
+	scaleTC   managedfields.TypeConverter
+	scaleErr  error
+	scheme    *runtime.Scheme
+}
+
+func newFieldManagers() (*fieldManagers, error) {
+	scheme := runtime.NewScheme()
+	if err := autoscalingv1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	b := definitions.NewBuilder(scheme)
+	return &fieldManagers{objectMeta: b.V3(reflect.TypeFor[metav1.ObjectMeta]()), scheme: scheme}, nil
+}
+
+// scaleTypeConverter knows autoscaling/v1 Scale; built on first use.
+func (f *fieldManagers) scaleTypeConverter() (managedfields.TypeConverter, error) {
+	f.scaleOnce.Do(func() {
+		f.scaleTC, f.scaleErr = definitions.NewBuilder(f.scheme).TypeConverter()
+	})
+	return f.scaleTC, f.scaleErr
+}
+
+// typeConverter is the CRD's type converter: every version's published
+// schema, tagged with its kind, over ObjectMeta's definitions. A schema
+// the converter cannot take (none, or preserving unknown fields where
+// structure is needed) falls back to a deduced converter, as upstream
+// does when it has no models.
+func (f *fieldManagers) typeConverter(group, kind string, schemas map[string]VersionSchema) managedfields.TypeConverter {
+	models := maps.Clone(f.objectMeta)
+	for version, vs := range schemas {
+		s, err := vs.OpenAPI()
+		if err != nil {
+			return managedfields.NewDeducedTypeConverter()
+		}
+		tagged := *s
+		tagged.Extensions = maps.Clone(s.Extensions)
+		tagged.AddExtension("x-kubernetes-group-version-kind", []any{map[string]any{"group": group, "version": version, "kind": kind}})
+		models[DefinitionName(schema.GroupVersion{Group: group, Version: version}, kind)] = &tagged
+	}
+	tc, err := managedfields.NewTypeConverter(models, false)
+	if err != nil {
+		return managedfields.NewDeducedTypeConverter()
+	}
+	return tc
+}
+
+// crdFieldManager is the field manager of one version's endpoint: objects
+// are handled in that version (the hub, as upstream's per-version
+// handlers), entries record subresource, and reset fields are excluded.
+func crdFieldManager(tc managedfields.TypeConverter, conv *crdConverter, schemas map[string]VersionSchema, gvk schema.GroupVersionKind, subresource string, reset map[string]struct{}) (*managedfields.FieldManager, error) {
+	filter, err := resetFilter(conv, reset)
+	if err != nil {
+		return nil, err
+	}
+	return managedfields.NewDefaultCRDFieldManager(tc, conv, crdDefaulter{conv: conv, schemas: schemas}, unstructuredCreater{},
+		gvk, gvk.GroupVersion(), subresource, filter)
+}
+
+// scaleFieldManager tracks writes of the Scale subresource.
+func (f *fieldManagers) scaleFieldManager() (*managedfields.FieldManager, error) {
+	tc, err := f.scaleTypeConverter()
+	if err != nil {
+		return nil, err
+	}
+	kind := autoscalingv1.SchemeGroupVersion.WithKind("Scale")
+	return handlers.NewFieldManager(tc, f.scheme, kind, kind.GroupVersion(), "scale", nil)
+}
+
+// resetFilter excludes the reset fields (dotted paths) in every version of
+// the CRD.
+func resetFilter(conv *crdConverter, names map[string]struct{}) (map[fieldpath.APIVersion]fieldpath.Filter, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	var paths []fieldpath.Path
+	for name := range names {
+		var parts []any
+		for p := range strings.SplitSeq(name, ".") {
+			parts = append(parts, p)
+		}
+		p, err := fieldpath.MakePath(parts...)
+		if err != nil {
+			return nil, fmt.Errorf("reset field %q: %w", name, err)
+		}
+		paths = append(paths, p)
+	}
+	sets := map[fieldpath.APIVersion]*fieldpath.Set{}
+	for _, v := range conv.versions {
+		sets[fieldpath.APIVersion(schema.GroupVersion{Group: conv.group, Version: v}.String())] = fieldpath.NewSet(paths...)
+	}
+	return fieldpath.NewExcludeFilterSetMap(sets), nil
+}
+
+// crdDefaulter defaults custom resources with their version's schema and
+// leaves other objects alone.
+type crdDefaulter struct {
+	conv    *crdConverter
+	schemas map[string]VersionSchema
+}
+
+func (d crdDefaulter) Default(obj runtime.Object) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || !d.conv.isCustomResource(u) {
+		return
+	}
+	if vs, ok := d.schemas[u.GroupVersionKind().Version]; ok {
+		vs.Default(u.Object)
+	}
+}
+
+// unstructuredCreater creates custom resources, which no scheme knows.
+type unstructuredCreater struct{}
+
+func (unstructuredCreater) New(kind schema.GroupVersionKind) (runtime.Object, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(kind)
+	return u, nil
+}
