@@ -181,3 +181,30 @@ func BenchmarkGetCustomResource50Fields5Rules(b *testing.B) {
 		}
 	}
 }
+
+// TestBenchCRDRulesRun makes sure the benchmarks above measure the CEL
+// rules: the same objects, with one rule broken, are refused.
+func TestBenchCRDRulesRun(t *testing.T) {
+	s := startServer(t, "memory")
+	c := s.dynamic()
+	ctx := context.Background()
+	if _, err := c.Resource(crdGVR).Create(ctx, benchCRD("widgets", 50, celRules), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	gvr := schema.GroupVersionResource{Group: "bench.example.com", Version: "v1", Resource: "widgets"}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := waitServable(wctx, c, gvr); err != nil {
+		t.Fatal(err)
+	}
+	widgets := c.Resource(gvr).Namespace("bench")
+	if _, err := widgets.Create(ctx, benchCustomResource("good", 50), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("a valid widget: %v", err)
+	}
+	bad := benchCustomResource("bad", 50)
+	bad.Object["spec"].(map[string]any)["f03"] = "y-value"
+	_, err := widgets.Create(ctx, bad, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec: Invalid value: failed rule: self.f03.startsWith('x')") {
+		t.Errorf("breaking a CEL rule: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/kapi-dev/kapi/internal/apiextensions/cel"
 	"github.com/kapi-dev/kapi/internal/apiextensions/controllers"
 	"github.com/kapi-dev/kapi/internal/apiextensions/schema"
 	crserver "github.com/kapi-dev/kapi/internal/apiextensions/server"
@@ -157,7 +158,8 @@ func (s crdSource) Watch(ctx context.Context) (<-chan struct{}, error) {
 	return ticks, nil
 }
 
-// schemaCompiler gives the extensions server the schema machinery.
+// schemaCompiler gives the extensions server the schema machinery: the
+// OpenAPI validator and the CEL rules, compiled once per CRD version.
 type schemaCompiler struct{}
 
 func (schemaCompiler) Compile(s *apiextv1.JSONSchemaProps) (crserver.VersionSchema, error) {
@@ -169,18 +171,46 @@ func (schemaCompiler) Compile(s *apiextv1.JSONSchemaProps) (crserver.VersionSche
 	if err != nil {
 		return nil, err
 	}
-	return versionSchema{props: s, structural: structural, validator: v}, nil
+	rules, err := cel.Compile(structural)
+	if err != nil {
+		return nil, err
+	}
+	return versionSchema{props: s, structural: structural, validator: v, rules: rules}, nil
 }
 
 type versionSchema struct {
 	props      *apiextv1.JSONSchemaProps
 	structural *schema.Structural
 	validator  *schema.Validator
+	rules      *cel.Validator // nil without x-kubernetes-validations
 }
 
-func (v versionSchema) Validate(_ context.Context, obj, _ map[string]any) field.ErrorList {
-	return v.validator.Validate(obj)
+// Validate runs the OpenAPI validation, then the CEL rules unless the
+// object already has an error that would make them misleading, as
+// upstream does.
+func (v versionSchema) Validate(ctx context.Context, obj, old map[string]any) field.ErrorList {
+	errs := v.validator.Validate(obj)
+	if v.rules == nil {
+		return errs
+	}
+	if blocksRules(errs) {
+		return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
+	}
+	return append(errs, v.rules.Validate(ctx, obj, old)...)
 }
+
+// blocksRules: wrong types, missing required fields, unsupported enum
+// values and too long or too many values keep the CEL rules from running.
+func blocksRules(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
+}
+
 func (v versionSchema) Prune(obj map[string]any) []string {
 	return schema.Prune(obj, v.structural, true)
 }

@@ -59,7 +59,8 @@ func validateValidation(v *apiextensionsv1.CustomResourceValidation, statusEnabl
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("openAPIV3Schema", "type"), schema.Type, "must be object at the root"))
 	}
 	ctx := schemaContext{allowDefaults: true, opts: &opts}
-	return append(allErrs, validateSchema(schema, fldPath.Child("openAPIV3Schema"), ctx, true)...)
+	allErrs = append(allErrs, validateSchema(schema, fldPath.Child("openAPIV3Schema"), ctx, true)...)
+	return append(allErrs, validateCELRules(schema, fldPath.Child("openAPIV3Schema"))...)
 }
 
 func validateRootWithStatus(schema *apiextensionsv1.JSONSchemaProps, fldPath *field.Path) field.ErrorList {
