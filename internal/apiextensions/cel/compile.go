@@ -155,16 +155,30 @@ func (c *compiler) node(s *schema.Structural, d *declNode, path *field.Path, car
 		elem = d.elem
 	}
 	if s.AdditionalProperties != nil {
-		n.additional = c.node(s.AdditionalProperties.Structural, elem, path.Child("additionalProperties"), nil, childUncorrelatable)
+		n.additional = c.node(s.AdditionalProperties.Structural, elem, path.Child("additionalProperties"), timesBound(card, s.MaxProperties), childUncorrelatable)
 	}
 	if s.Items != nil {
 		itemsUncorrelatable := uncorrelatable
 		if itemsUncorrelatable == nil && s.XListType != "map" {
 			itemsUncorrelatable = path
 		}
-		n.items = c.node(s.Items, elem, path.Child("items"), nil, itemsUncorrelatable)
+		n.items = c.node(s.Items, elem, path.Child("items"), timesBound(card, s.MaxItems), itemsUncorrelatable)
 	}
 	return n
+}
+
+// timesBound is the cardinality of the elements of a list or map: the
+// container's cardinality times its maxItems/maxProperties; nil (unbounded)
+// when either is unbounded.
+func timesBound(card *uint64, limit *int64) *uint64 {
+	if card == nil || limit == nil || *limit < 0 {
+		return nil
+	}
+	n := *card * uint64(*limit)
+	if *limit != 0 && n/uint64(*limit) != *card {
+		return nil
+	}
+	return &n
 }
 
 func mapIsCorrelatable(mapType string) bool {

@@ -91,7 +91,7 @@ func (b *declBuilder) build(s *schema.Structural, isResourceRoot bool, name stri
 		}
 		n.kind, n.elem, n.celType = kindList, elem, cel.ListType(elem.celType)
 		n.listType, n.listMapKeys = s.XListType, s.XListMapKeys
-		n.minSize, n.maxElements = 2, (maxRequestSizeBytes-2)/(elem.minSize+1)
+		n.minSize, n.maxElements = 2, bounded((maxRequestSizeBytes-2)/(elem.minSize+1), s.MaxItems)
 	case "object":
 		if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
 			ap := s.AdditionalProperties.Structural
@@ -100,7 +100,7 @@ func (b *declBuilder) build(s *schema.Structural, isResourceRoot bool, name stri
 				return nil
 			}
 			n.kind, n.elem, n.celType = kindMap, elem, cel.MapType(cel.StringType, elem.celType)
-			n.minSize, n.maxElements = 2, (maxRequestSizeBytes-2)/(elem.minSize+6)
+			n.minSize, n.maxElements = 2, bounded((maxRequestSizeBytes-2)/(elem.minSize+6), s.MaxProperties)
 			return n
 		}
 		n.kind, n.celType, n.minSize = kindObject, cel.ObjectType(name), 2
@@ -116,7 +116,7 @@ func (b *declBuilder) build(s *schema.Structural, isResourceRoot bool, name stri
 		}
 		b.objects[name] = n
 	case "string":
-		n.minSize, n.maxElements = minStringSize, maxRequestSizeBytes-2
+		n.minSize, n.maxElements = minStringSize, bounded(maxRequestSizeBytes-2, s.MaxLength)
 		switch s.Format {
 		case "byte":
 			n.kind, n.celType = kindBytes, cel.BytesType
@@ -166,3 +166,12 @@ func withTypeAndObjectMeta(s *schema.Structural) *schema.Structural {
 }
 
 func isType(s *schema.Structural, t string) bool { return s != nil && s.Type == t }
+
+// bounded is the schema's own limit when it sets one below the
+// request-size bound.
+func bounded(fromRequestSize int64, limit *int64) int64 {
+	if limit != nil && *limit < fromRequestSize {
+		return *limit
+	}
+	return fromRequestSize
+}

@@ -31,8 +31,12 @@ type Structural struct {
 	XListType              string
 	XListMapKeys           []string
 	XMapType               string
-	// XValidations are CEL rules; parsed but not evaluated yet.
+	// XValidations are CEL rules (evaluated by internal/apiextensions/cel).
 	XValidations apiextv1.ValidationRules
+
+	// MaxItems, MaxLength and MaxProperties bound the size of a value;
+	// the CEL cost estimates need them (nil: unbounded).
+	MaxItems, MaxLength, MaxProperties *int64
 }
 
 // StructuralOrBool is additionalProperties: a schema, or a bare boolean.
@@ -70,6 +74,9 @@ func toStructural(s *apiextv1.JSONSchemaProps, fldPath *field.Path, errs *field.
 		XIntOrString:      s.XIntOrString,
 		XListMapKeys:      s.XListMapKeys,
 		XValidations:      s.XValidations,
+		MaxItems:          s.MaxItems,
+		MaxLength:         s.MaxLength,
+		MaxProperties:     s.MaxProperties,
 	}
 	if s.Default != nil && len(s.Default.Raw) > 0 {
 		var v any
