@@ -8,6 +8,7 @@ import (
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kapi-dev/kapi/internal/apiextensions/cel"
@@ -44,6 +45,7 @@ func installExtensions(c *Config, s *server.GenericServer, deps chainDeps, in *a
 	if !ok {
 		return fmt.Errorf("customresourcedefinitions/status storage lacks update")
 	}
+	resolver := &endpointResolver{}
 	h, err := crserver.New(crserver.Config{
 		Source:              crdSource{crds},
 		RESTOptionsGetter:   deps.getter,
@@ -55,6 +57,7 @@ func installExtensions(c *Config, s *server.GenericServer, deps chainDeps, in *a
 		MinRequestTimeout:   c.MinRequestTimeout,
 		Logger:              deps.logger.With("component", "apiextensions"),
 		Schema:              schemaCompiler{},
+		Converters:          newWebhookConverters(resolver),
 	})
 	if err != nil {
 		return err
@@ -77,6 +80,11 @@ func installExtensions(c *Config, s *server.GenericServer, deps chainDeps, in *a
 		return err
 	}
 	if err := s.AddPostStartHook("start-apiextensions-controllers", func(hc server.PostStartHookContext) error {
+		cs, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		resolver.start(cs)
 		go h.Run(hc.Context)
 		go func() {
 			err := controllers.Run(hc.Context, controllers.Config{

@@ -1,0 +1,30 @@
+package controlplane
+
+import (
+	"time"
+
+	"github.com/kapi-dev/kapi/internal/apiextensions/conversion"
+	crserver "github.com/kapi-dev/kapi/internal/apiextensions/server"
+	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	"github.com/kapi-dev/kapi/internal/webhook"
+)
+
+// conversionWebhookTimeout bounds one ConversionReview call, as upstream's
+// 30 seconds.
+const conversionWebhookTimeout = 30 * time.Second
+
+// webhookConverters gives the extensions server a conversion webhook
+// client per CRD over one shared client manager.
+type webhookConverters struct{ clients *webhook.ClientManager }
+
+func newWebhookConverters(resolver webhook.ServiceResolver) webhookConverters {
+	return webhookConverters{clients: webhook.NewClientManager(resolver, conversionWebhookTimeout)}
+}
+
+func (w webhookConverters) NewConverter(crd *apiextv1.CustomResourceDefinition) (crserver.Converter, error) {
+	c, err := conversion.NewWebhookConverter(crd, w.clients)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
