@@ -1,10 +1,8 @@
 package server
 
 import (
-	"fmt"
 	"maps"
 	"reflect"
-	"strings"
 	"sync"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -95,29 +93,13 @@ func (f *fieldManagers) scaleFieldManager() (*managedfields.FieldManager, error)
 	return handlers.NewFieldManager(tc, f.scheme, kind, kind.GroupVersion(), "scale", nil)
 }
 
-// resetFilter excludes the reset fields (dotted paths) in every version of
-// the CRD.
+// resetFilter excludes the reset fields in every version of the CRD.
 func resetFilter(conv *crdConverter, names map[string]struct{}) (map[fieldpath.APIVersion]fieldpath.Filter, error) {
-	if len(names) == 0 {
-		return nil, nil
+	versions := make([]schema.GroupVersion, len(conv.versions))
+	for i, v := range conv.versions {
+		versions[i] = schema.GroupVersion{Group: conv.group, Version: v}
 	}
-	var paths []fieldpath.Path
-	for name := range names {
-		var parts []any
-		for p := range strings.SplitSeq(name, ".") {
-			parts = append(parts, p)
-		}
-		p, err := fieldpath.MakePath(parts...)
-		if err != nil {
-			return nil, fmt.Errorf("reset field %q: %w", name, err)
-		}
-		paths = append(paths, p)
-	}
-	sets := map[fieldpath.APIVersion]*fieldpath.Set{}
-	for _, v := range conv.versions {
-		sets[fieldpath.APIVersion(schema.GroupVersion{Group: conv.group, Version: v}.String())] = fieldpath.NewSet(paths...)
-	}
-	return fieldpath.NewExcludeFilterSetMap(sets), nil
+	return handlers.ResetFieldsFilter(versions, names)
 }
 
 // crdDefaulter defaults custom resources with their version's schema and

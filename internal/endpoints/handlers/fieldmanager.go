@@ -43,6 +43,14 @@ func NewFieldManager(tc managedfields.TypeConverter, scheme *runtime.Scheme, kin
 // resetFieldsFilter excludes the reset fields in every version of the kind
 // a manager may write through (entries record the version written).
 func resetFieldsFilter(scheme *runtime.Scheme, kind schema.GroupVersionKind, hub schema.GroupVersion, names map[string]struct{}) (map[fieldpath.APIVersion]fieldpath.Filter, error) {
+	versions := append(scheme.VersionsForGroupKind(kind.GroupKind()), kind.GroupVersion(), hub)
+	return ResetFieldsFilter(versions, names)
+}
+
+// ResetFieldsFilter excludes the reset fields (dotted paths such as
+// "status" or "spec.replicas") from the managed fields of every version
+// in versions; nil when there are none.
+func ResetFieldsFilter(versions []schema.GroupVersion, names map[string]struct{}) (map[fieldpath.APIVersion]fieldpath.Filter, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -58,7 +66,6 @@ func resetFieldsFilter(scheme *runtime.Scheme, kind schema.GroupVersionKind, hub
 		}
 		paths = append(paths, p)
 	}
-	versions := append(scheme.VersionsForGroupKind(kind.GroupKind()), kind.GroupVersion(), hub)
 	sets := make(map[fieldpath.APIVersion]*fieldpath.Set, len(versions))
 	for _, gv := range versions {
 		sets[fieldpath.APIVersion(gv.String())] = fieldpath.NewSet(paths...)
