@@ -23,6 +23,8 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/batch/cronjob"
 	"github.com/kapi-dev/kapi/internal/registry/batch/job"
 	"github.com/kapi-dev/kapi/internal/registry/certificates/certificatesigningrequest"
+	"github.com/kapi-dev/kapi/internal/registry/certificates/clustertrustbundle"
+	"github.com/kapi-dev/kapi/internal/registry/certificates/podcertificaterequest"
 	"github.com/kapi-dev/kapi/internal/registry/coordination/lease"
 	"github.com/kapi-dev/kapi/internal/registry/core/componentstatus"
 	"github.com/kapi-dev/kapi/internal/registry/core/configmap"
@@ -59,6 +61,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/rbac/role"
 	"github.com/kapi-dev/kapi/internal/registry/rbac/rolebinding"
 	"github.com/kapi-dev/kapi/internal/registry/resource/deviceclass"
+	"github.com/kapi-dev/kapi/internal/registry/resource/devicetaintrule"
 	"github.com/kapi-dev/kapi/internal/registry/resource/resourceclaim"
 	"github.com/kapi-dev/kapi/internal/registry/resource/resourceclaimtemplate"
 	"github.com/kapi-dev/kapi/internal/registry/resource/resourceslice"
@@ -70,6 +73,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/storage/storageclass"
 	"github.com/kapi-dev/kapi/internal/registry/storage/volumeattachment"
 	"github.com/kapi-dev/kapi/internal/registry/storage/volumeattributesclass"
+	"github.com/kapi-dev/kapi/internal/registry/storagemigration/storageversionmigration"
 	sa "github.com/kapi-dev/kapi/internal/serviceaccount"
 )
 
@@ -99,11 +103,12 @@ func plainGroups() []groupSpec {
 		{"scheduling.k8s.io", []string{"v1"}, []resourceFunc{priorityclass.NewStorage}},
 		{"coordination.k8s.io", []string{"v1"}, []resourceFunc{one("leases", lease.NewREST)}},
 		{"node.k8s.io", []string{"v1"}, []resourceFunc{runtimeclass.NewStorage}},
-		{"certificates.k8s.io", []string{"v1"}, []resourceFunc{certificatesigningrequest.NewStorage}},
+		{"certificates.k8s.io", []string{"v1"}, []resourceFunc{certificatesigningrequest.NewStorage, clustertrustbundle.NewStorage, podcertificaterequest.NewStorage}},
 		{"flowcontrol.apiserver.k8s.io", []string{"v1"}, []resourceFunc{flowschema.NewStorage, prioritylevelconfiguration.NewStorage}},
-		{"resource.k8s.io", []string{"v1"}, []resourceFunc{deviceclass.NewStorage, resourceclaim.NewStorage, resourceclaimtemplate.NewStorage, resourceslice.NewStorage}},
+		{"resource.k8s.io", []string{"v1"}, []resourceFunc{deviceclass.NewStorage, resourceclaim.NewStorage, resourceclaimtemplate.NewStorage, resourceslice.NewStorage, devicetaintrule.NewStorage}},
 		{"networking.k8s.io", []string{"v1"}, []resourceFunc{ingress.NewStorage, ingressclass.NewStorage, networkpolicy.NewStorage, ipaddress.NewStorage, servicecidr.NewStorage}},
 		{"discovery.k8s.io", []string{"v1"}, []resourceFunc{endpointslice.NewStorage}},
+		{"storagemigration.k8s.io", []string{"v1"}, []resourceFunc{storageversionmigration.NewStorage}},
 	}
 }
 

@@ -18,20 +18,23 @@ import (
 	"github.com/kapi-dev/kapi/test/e2e/framework"
 )
 
-// apiResource is one line of testdata/api-resources.txt.
-type apiResource struct {
-	line    string // name shortnames apiVersion namespaced kind
-	pending string // the issue that will serve it, "" if served
+// fixtureLine is one line of a testdata fixture: the compared fields and
+// the issue that will serve it ("" if served).
+type fixtureLine struct {
+	line    string
+	pending string
 }
 
-func readAPIResources(t *testing.T) []apiResource {
+// readFixture reads testdata/name, whose lines have n fields optionally
+// followed by "pending <issue>".
+func readFixture(t *testing.T, name string, n int) []fixtureLine {
 	t.Helper()
-	f, err := os.Open("testdata/api-resources.txt")
+	f, err := os.Open("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []apiResource
+	var out []fixtureLine
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -39,18 +42,47 @@ func readAPIResources(t *testing.T) []apiResource {
 			continue
 		}
 		fields := strings.Fields(line)
-		r := apiResource{line: strings.Join(fields[:5], " ")}
-		if len(fields) > 6 && fields[5] == "pending" {
-			r.pending = fields[6]
+		if len(fields) < n {
+			t.Fatalf("%s: %q has fewer than %d fields", name, line, n)
+		}
+		r := fixtureLine{line: strings.Join(fields[:n], " ")}
+		if len(fields) > n+1 && fields[n] == "pending" {
+			r.pending = fields[n+1]
 		}
 		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
 
+// compareFixture reports every line served but not expected, expected
+// but not served, or served though marked pending.
+func compareFixture(t *testing.T, name string, want []fixtureLine, served map[string]bool) {
+	t.Helper()
+	expected := map[string]bool{}
+	for _, r := range want {
+		expected[r.line] = true
+		switch {
+		case r.pending == "" && !served[r.line]:
+			t.Errorf("%s: not served: %s", name, r.line)
+		case r.pending != "" && served[r.line]:
+			t.Errorf("%s: served but marked pending %s: %s", name, r.pending, r.line)
+		}
+	}
+	for line := range served {
+		if !expected[line] {
+			t.Errorf("%s: served but not by kube-apiserver 1.37 with default flags: %s", name, line)
+		}
+	}
+}
+
 // TestAPIResources compares what discovery announces, in the preferred
-// version of each group as kubectl api-resources shows it, with the GA
-// resources of upstream Kubernetes in testdata/api-resources.txt.
+// version of each group as kubectl api-resources shows it (name, short
+// names, group version, scope, kind and verbs), and every served group
+// version as kubectl api-versions prints it, with what kube-apiserver
+// 1.37 serves by default (testdata/api-resources.txt, api-versions.txt).
 func TestAPIResources(t *testing.T) {
 	k := framework.StartKapi(t, framework.WithStorageBackend("memory"))
 	lists, err := k.Clientset().Discovery().ServerPreferredResources()
@@ -64,24 +96,11 @@ func TestAPIResources(t *testing.T) {
 			if len(r.ShortNames) > 0 {
 				short = strings.Join(r.ShortNames, ",")
 			}
-			served[strings.Join([]string{r.Name, short, l.GroupVersion, strconvBool(r.Namespaced), r.Kind}, " ")] = true
+			verbs := slices.Sorted(slices.Values([]string(r.Verbs)))
+			served[strings.Join([]string{r.Name, short, l.GroupVersion, strconvBool(r.Namespaced), r.Kind, strings.Join(verbs, ",")}, " ")] = true
 		}
 	}
-	expected := map[string]bool{}
-	for _, r := range readAPIResources(t) {
-		expected[r.line] = true
-		switch {
-		case r.pending == "" && !served[r.line]:
-			t.Errorf("not served: %s", r.line)
-		case r.pending != "" && served[r.line]:
-			t.Errorf("served but marked pending %s in testdata: %s", r.pending, r.line)
-		}
-	}
-	for line := range served {
-		if !expected[line] {
-			t.Errorf("served but not a GA resource upstream: %s", line)
-		}
-	}
+	compareFixture(t, "api-resources.txt", readFixture(t, "api-resources.txt", 6), served)
 
 	out, err := k.Kubectl(t, "api-resources", "--no-headers")
 	if err != nil {
@@ -90,6 +109,16 @@ func TestAPIResources(t *testing.T) {
 	if got := len(strings.Split(strings.TrimSpace(out), "\n")); got != len(served) {
 		t.Errorf("kubectl api-resources printed %d lines, discovery has %d:\n%s", got, len(served), out)
 	}
+
+	out, err = k.Kubectl(t, "api-versions")
+	if err != nil {
+		t.Fatalf("kubectl api-versions: %v\n%s", err, out)
+	}
+	versions := map[string]bool{}
+	for _, v := range strings.Fields(out) {
+		versions[v] = true
+	}
+	compareFixture(t, "api-versions.txt", readFixture(t, "api-versions.txt", 1), versions)
 }
 
 func strconvBool(b bool) string {

@@ -28,6 +28,7 @@ import (
 	resourceinstall "github.com/kapi-dev/kapi/internal/apis/resource/install"
 	schedulinginstall "github.com/kapi-dev/kapi/internal/apis/scheduling/install"
 	storageinstall "github.com/kapi-dev/kapi/internal/apis/storage/install"
+	storagemigrationinstall "github.com/kapi-dev/kapi/internal/apis/storagemigration/install"
 )
 
 // groupInstallers lists every API group's Install, in registration order.
@@ -54,6 +55,7 @@ func groupInstallers() []func(*runtime.Scheme) error {
 		authenticationinstall.Install,
 		authorizationinstall.Install,
 		resourceinstall.Install,
+		storagemigrationinstall.Install,
 	}
 }
 
