@@ -11,6 +11,7 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -177,6 +178,53 @@ func TestEventsInBothGroups(t *testing.T) {
 	out, err := k.Kubectl(t, "get", "events.events.k8s.io", "-n", "default", "-o", "jsonpath={.items[0].apiVersion} {.items[0].note}")
 	if err != nil || out != "events.k8s.io/v1 started the thing" {
 		t.Errorf("kubectl get events.events.k8s.io: %q, %v", out, err)
+	}
+}
+
+// TestEventsFieldSelectors lists events.k8s.io/v1 Events with the field
+// selectors kube-apiserver documents for them (regarding.*,
+// reportingController, type, reason), which map onto the core fields of
+// the shared storage.
+func TestEventsFieldSelectors(t *testing.T) {
+	k := framework.StartKapi(t, framework.WithStorageBackend("memory"))
+	cs := k.Clientset()
+	ctx := context.Background()
+	now := metav1.NewMicroTime(time.Now().Truncate(time.Microsecond))
+	for _, e := range []struct{ name, pod, reason, typ string }{
+		{"a", "web-0", "Started", corev1.EventTypeNormal},
+		{"b", "web-1", "BackOff", corev1.EventTypeWarning},
+	} {
+		ev := &eventsv1.Event{
+			ObjectMeta:          metav1.ObjectMeta{Name: e.name},
+			EventTime:           now,
+			ReportingController: "example.com/" + e.name,
+			ReportingInstance:   "i",
+			Action:              "Run",
+			Reason:              e.reason,
+			Type:                e.typ,
+			Regarding:           corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: e.pod},
+		}
+		if _, err := cs.EventsV1().Events("default").Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for selector, want := range map[string]string{
+		"regarding.name=web-1":              "b",
+		"regarding.kind=Pod,reason=Started": "a",
+		"reportingController=example.com/a": "a",
+		"type=Warning":                      "b",
+	} {
+		list, err := cs.EventsV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: selector})
+		if err != nil {
+			t.Errorf("%s: %v", selector, err)
+			continue
+		}
+		if len(list.Items) != 1 || list.Items[0].Name != want {
+			t.Errorf("%s: got %d events %v, want only %s", selector, len(list.Items), list.Items, want)
+		}
+	}
+	if _, err := cs.EventsV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "note=x"}); !apierrors.IsBadRequest(err) {
+		t.Errorf("unsupported field selector: %v, want BadRequest", err)
 	}
 }
 

@@ -38,8 +38,8 @@ func fieldLabels() map[string][]string {
 		// Nodes are cluster-scoped.
 		"Node":                  {"metadata.name", "spec.unschedulable"},
 		"ReplicationController": {"metadata.name", "metadata.namespace", "status.replicas"},
-		// Pods: the legacy spec.host alias of spec.nodeName is not
-		// translated.
+		// Pods: spec.host, what old v1 clients send, is translated
+		// (fieldLabelAliases).
 		"Pod": {
 			"metadata.name",
 			"metadata.namespace",
@@ -56,11 +56,20 @@ func fieldLabels() map[string][]string {
 	}
 }
 
+// fieldLabelAliases are the labels kube-apiserver accepts under an old
+// name and translates, per kind.
+func fieldLabelAliases() map[string]map[string]string {
+	return map[string]map[string]string{
+		"Pod": {"spec.host": "spec.nodeName"},
+	}
+}
+
 // AddFieldLabelConversions registers the field-selector conversions of the
 // core/v1 kinds kapi serves.
 func AddFieldLabelConversions(scheme *runtime.Scheme) error {
+	aliases := fieldLabelAliases()
 	for kind, labels := range fieldLabels() {
-		err := scheme.AddFieldLabelConversionFunc(corev1.SchemeGroupVersion.WithKind(kind), allowLabels(labels))
+		err := scheme.AddFieldLabelConversionFunc(corev1.SchemeGroupVersion.WithKind(kind), allowLabels(labels, aliases[kind]))
 		if err != nil {
 			return err
 		}
@@ -69,11 +78,15 @@ func AddFieldLabelConversions(scheme *runtime.Scheme) error {
 }
 
 // allowLabels returns a conversion that passes the listed labels through
-// unchanged and rejects the rest with upstream's message.
-func allowLabels(labels []string) runtime.FieldLabelConversionFunc {
+// unchanged, translates the aliases and rejects the rest with upstream's
+// message.
+func allowLabels(labels []string, aliases map[string]string) runtime.FieldLabelConversionFunc {
 	return func(label, value string) (string, string, error) {
 		if slices.Contains(labels, label) {
 			return label, value, nil
+		}
+		if to, ok := aliases[label]; ok {
+			return to, value, nil
 		}
 		return "", "", fmt.Errorf("field label not supported: %s", label)
 	}
