@@ -37,6 +37,27 @@ func (SpecStatusStrategy) GetResetFields() map[string]struct{} {
 	return map[string]struct{}{"status": {}}
 }
 
+// StatusOwnedStrategy is SpecStatusStrategy for resources upstream gives
+// no metadata.generation: status is dropped on create and kept on update.
+type StatusOwnedStrategy struct {
+	DefaultStrategy
+}
+
+// PrepareForCreate clears status.
+func (StatusOwnedStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	ResetStatus(obj)
+}
+
+// PrepareForUpdate keeps the stored status.
+func (StatusOwnedStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	CopyField(obj, old, "Status")
+}
+
+// GetResetFields: writes of the main resource ignore status.
+func (StatusOwnedStrategy) GetResetFields() map[string]struct{} {
+	return map[string]struct{}{"status": {}}
+}
+
 // StatusSubresourceStrategy is the update strategy of a status
 // subresource: the stored spec is kept, the status is taken. Validation is
 // left to the embedding strategy.

@@ -26,7 +26,7 @@ import (
 // create and kept on update, the spec immutable. Like upstream it sets no
 // generation.
 type Strategy struct {
-	rest.DefaultStrategy
+	rest.StatusOwnedStrategy
 }
 
 // StatusStrategy writes podcertificaterequests/status: the stored spec is
@@ -46,26 +46,11 @@ var (
 
 // NewStrategy returns the strategy; typer is the scheme.
 func NewStrategy(typer runtime.ObjectTyper) Strategy {
-	return Strategy{rest.DefaultStrategy{ObjectTyper: typer}}
+	return Strategy{rest.StatusOwnedStrategy{DefaultStrategy: rest.DefaultStrategy{ObjectTyper: typer}}}
 }
 
 // NamespaceScoped is true.
 func (Strategy) NamespaceScoped() bool { return true }
-
-// PrepareForCreate drops status: a request cannot be created issued.
-func (Strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	rest.ResetStatus(obj)
-}
-
-// PrepareForUpdate keeps the stored status.
-func (Strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	rest.CopyField(obj, old, "Status")
-}
-
-// GetResetFields: writes of the main resource ignore status.
-func (Strategy) GetResetFields() map[string]struct{} {
-	return map[string]struct{}{"status": {}}
-}
 
 // Validate checks a new request.
 func (Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {

@@ -19,7 +19,7 @@ import (
 // Strategy writes the main resource: cluster-scoped, status owned by the
 // migrator. Like upstream it sets no metadata.generation.
 type Strategy struct {
-	rest.DefaultStrategy
+	rest.StatusOwnedStrategy
 }
 
 // StatusStrategy writes storageversionmigrations/status.
@@ -36,26 +36,11 @@ var (
 
 // NewStrategy returns the strategy; typer is the scheme.
 func NewStrategy(typer runtime.ObjectTyper) Strategy {
-	return Strategy{rest.DefaultStrategy{ObjectTyper: typer}}
+	return Strategy{rest.StatusOwnedStrategy{DefaultStrategy: rest.DefaultStrategy{ObjectTyper: typer}}}
 }
 
 // NamespaceScoped is false.
 func (Strategy) NamespaceScoped() bool { return false }
-
-// PrepareForCreate drops status.
-func (Strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	rest.ResetStatus(obj)
-}
-
-// PrepareForUpdate keeps the stored status.
-func (Strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	rest.CopyField(obj, old, "Status")
-}
-
-// GetResetFields: writes of the main resource ignore status.
-func (Strategy) GetResetFields() map[string]struct{} {
-	return map[string]struct{}{"status": {}}
-}
 
 // Validate checks a new migration.
 func (Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
