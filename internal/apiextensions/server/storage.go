@@ -104,6 +104,13 @@ type versionedStorage struct {
 	v *crdVersions
 }
 
+// Destroy releases the storage underneath (its watch cache).
+func (s *versionedStorage) Destroy() {
+	if d, ok := s.Interface.(generic.StorageDestroyer); ok {
+		d.Destroy()
+	}
+}
+
 // toStorage returns a copy of obj in the storage version.
 func (s *versionedStorage) toStorage(ctx context.Context, obj runtime.Object) (runtime.Object, error) {
 	u, ok := obj.(*unstructured.Unstructured)
