@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -136,7 +137,7 @@ type restOptionsGetter struct {
 	codecs  serializer.CodecFactory
 
 	mu       sync.Mutex
-	resource []resourceStorage
+	resource []*resourceStorage
 }
 
 // resourceStorage is one resource's storage, for the object counter.
@@ -168,14 +169,40 @@ func (g *restOptionsGetter) GetRESTOptions(resource schema.GroupResource, exampl
 				ResourcePrefix: prefix,
 				GroupResource:  resource,
 			})
-			if err == nil {
-				g.mu.Lock()
-				g.resource = append(g.resource, resourceStorage{resource, prefix, s})
-				g.mu.Unlock()
+			if err != nil {
+				return nil, err
 			}
-			return s, err
+			rs := &resourceStorage{resource, prefix, s}
+			g.mu.Lock()
+			g.resource = append(g.resource, rs)
+			g.mu.Unlock()
+			return &releasableStorage{Interface: s, release: func() { g.forget(rs) }}, nil
 		},
 	}, nil
+}
+
+// forget stops counting the objects of a released storage.
+func (g *restOptionsGetter) forget(rs *resourceStorage) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.resource = slices.DeleteFunc(g.resource, func(r *resourceStorage) bool { return r == rs })
+}
+
+// releasableStorage is a storage handed to a store: its Destroy (a custom
+// resource's store being replaced or dropped) releases the storage
+// underneath (the watch cache) and stops counting its objects.
+type releasableStorage struct {
+	storage.Interface
+	release func()
+}
+
+var _ generic.StorageDestroyer = (*releasableStorage)(nil)
+
+func (s *releasableStorage) Destroy() {
+	s.release()
+	if d, ok := s.Interface.(generic.StorageDestroyer); ok {
+		d.Destroy()
+	}
 }
 
 // codecFor is how a resource's objects are stored: protobuf in the
@@ -207,7 +234,7 @@ const objectCountInterval = time.Minute
 // countObjects refreshes apiserver_storage_objects for every resource.
 func (g *restOptionsGetter) countObjects(ctx context.Context, m *metrics.Metrics) {
 	g.mu.Lock()
-	resources := append([]resourceStorage(nil), g.resource...)
+	resources := slices.Clone(g.resource)
 	g.mu.Unlock()
 	for _, r := range resources {
 		n, err := r.storage.Count(ctx, r.prefix)

@@ -38,6 +38,8 @@ type servedCRD struct {
 	typeConverter managedfields.TypeConverter
 	resetFields   map[string]map[string]struct{} // by storage path
 	schemas       map[string]VersionSchema
+	// users holds the store until the last request using it is done.
+	users *users
 }
 
 type servedVersion struct {
@@ -143,7 +145,8 @@ func (h *Handler) buildCRD(crd *apiextv1.CustomResourceDefinition) (*servedCRD, 
 		namespaced: st.namespaced, codecs: newCRDCodecs(scheme, conv, st.schemas), store: store,
 		storage: map[string]rest.Storage{names.Plural: store}, versions: map[string]*servedVersion{},
 		typeConverter: h.fieldManagers.typeConverter(group, names.Kind, st.schemas),
-		resetFields:   map[string]map[string]struct{}{names.Plural: st.GetResetFields()}, schemas: st.schemas}
+		resetFields:   map[string]map[string]struct{}{names.Plural: st.GetResetFields()}, schemas: st.schemas,
+		users: newUsers(store.Destroy)}
 	if st.hasStatus {
 		statusSt := *st
 		statusSt.statusWrite = true

@@ -202,11 +202,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h.notFound(w, req)
 		return
 	}
-	s := (*h.crds.Load())[schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}]
+	s, done := h.served(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Verb != "watch")
 	if s == nil {
 		h.notFound(w, req)
 		return
 	}
+	defer done()
 	v := s.versions[info.APIVersion]
 	if v == nil {
 		h.notFound(w, req)
@@ -234,6 +235,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	handler.ServeHTTP(w, req)
+}
+
+// served returns the CRD serving gr, and what ends the request's use of
+// it: a request that holds it (any but a watch) keeps a replaced CRD's
+// storage until it is done.
+func (h *Handler) served(gr schema.GroupResource, hold bool) (*servedCRD, func()) {
+	for {
+		s := (*h.crds.Load())[gr]
+		if s == nil || !hold {
+			return s, func() {}
+		}
+		if s.users.acquire() {
+			return s, s.users.done
+		}
+		// Retired after the load: Sync stored the next snapshot first.
+	}
 }
 
 func (h *Handler) notFound(w http.ResponseWriter, req *http.Request) {

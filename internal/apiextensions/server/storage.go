@@ -104,6 +104,13 @@ type versionedStorage struct {
 	v *crdVersions
 }
 
+// Destroy releases the storage underneath (its watch cache).
+func (s *versionedStorage) Destroy() {
+	if d, ok := s.Interface.(generic.StorageDestroyer); ok {
+		d.Destroy()
+	}
+}
+
 // toStorage returns a copy of obj in the storage version.
 func (s *versionedStorage) toStorage(ctx context.Context, obj runtime.Object) (runtime.Object, error) {
 	u, ok := obj.(*unstructured.Unstructured)
@@ -118,7 +125,8 @@ func (s *versionedStorage) toStorage(ctx context.Context, obj runtime.Object) (r
 }
 
 // read moves obj, as storage decoded it, to the request's version in
-// place.
+// place: obj must be the caller's own (Get and the cache's Get return
+// copies; lists and watch events are copied first).
 func (s *versionedStorage) read(ctx context.Context, obj runtime.Object) error {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok || isZero(u) {
@@ -171,7 +179,9 @@ func (s *versionedStorage) Get(ctx context.Context, key string, opts storage.Get
 	return s.read(ctx, objPtr)
 }
 
-// GetList converts the whole list in one conversion.
+// GetList converts the whole list in one conversion. The items of a list
+// served by the watch cache share their maps with the cached objects:
+// defaulting and conversion work on copies.
 func (s *versionedStorage) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
 	if err := s.Interface.GetList(ctx, key, opts, listObj); err != nil {
 		return err
@@ -182,7 +192,7 @@ func (s *versionedStorage) GetList(ctx context.Context, key string, opts storage
 	}
 	items := make([]*unstructured.Unstructured, len(list.Items))
 	for i := range list.Items {
-		items[i] = &list.Items[i]
+		items[i] = list.Items[i].DeepCopy()
 	}
 	out, err := s.v.fromStorage(ctx, items)
 	if err != nil {
@@ -254,8 +264,15 @@ func (w *versionedWatch) run(ctx context.Context, s *versionedStorage) {
 		}
 		failed := false
 		if ev.Type != watch.Error && ev.Type != watch.Bookmark && ev.Object != nil {
-			// Events may be shared with other watchers: convert a copy.
-			obj := ev.Object.DeepCopyObject()
+			// Events may be shared with other watchers: convert a copy. The
+			// watch cache's wrappers hand out a copy of the object they
+			// hold, which read must see to default and convert it.
+			var obj runtime.Object
+			if co, ok := ev.Object.(runtime.CacheableObject); ok {
+				obj = co.GetObject()
+			} else {
+				obj = ev.Object.DeepCopyObject()
+			}
 			if err := s.read(ctx, obj); err != nil {
 				ev = watch.Event{Type: watch.Error, Object: statusOf(err)}
 				failed = true

@@ -52,9 +52,11 @@ func (h *Handler) Sync(ctx context.Context) error {
 		next[gr] = s
 	}
 	h.crds.Store(&next)
+	// Requests that found the old snapshot may still be using a replaced
+	// store: it is released after them.
 	for gr, prev := range old {
 		if next[gr] != prev {
-			prev.store.Destroy()
+			prev.users.retire()
 		}
 	}
 	h.publish(next, byGR)

@@ -57,8 +57,19 @@ func (s *Store) CompleteWithOptions(options *StoreOptions) error {
 		if s.Storage, err = opts.Storage(s.NewFunc, s.NewListFunc); err != nil {
 			return fmt.Errorf("storage for %s: %w", s.DefaultQualifiedResource, err)
 		}
+		if d, ok := s.Storage.(StorageDestroyer); ok && s.DestroyFunc == nil {
+			s.DestroyFunc = d.Destroy
+		}
 	}
 	return nil
+}
+
+// StorageDestroyer is a storage holding what must be released when its
+// store is dropped (a watch cache: its goroutines, its storage watch and a
+// copy of every object). CompleteWithOptions makes the store's Destroy
+// release it; wrappers of such a storage forward Destroy.
+type StorageDestroyer interface {
+	Destroy()
 }
 
 // validateDescription reports the first field a resource forgot.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -127,6 +128,7 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 		return nil, storage.NewError(storage.ErrCodeUnreachable, "", 0, "storage backend is closed")
 	}
 	b.cachers = append(b.cachers, c)
+	c.onStop = func() { b.forget(c) }
 	b.mu.Unlock()
 	t := time.NewTimer(initialSyncTimeout)
 	defer t.Stop()
@@ -136,6 +138,23 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 		b.logger.Warn("watch cache not ready yet; serving from storage meanwhile", "resource", cfg.ResourcePrefix)
 	}
 	return c, nil
+}
+
+// forget drops a stopped cache, so that the backend holds only the caches
+// of resources still served.
+func (b *Backend) forget(c *Cacher) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if i := slices.Index(b.cachers, c); i >= 0 {
+		b.cachers = slices.Delete(b.cachers, i, i+1)
+	}
+}
+
+// Caches is the number of running caches, for tests and metrics.
+func (b *Backend) Caches() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.cachers)
 }
 
 // Close stops every cache, then closes the inner backend.

@@ -96,6 +96,9 @@ type Cacher struct {
 	wg      sync.WaitGroup // every goroutine the cache started
 	mu      sync.Mutex     // guards stopped against wg.Add racing wg.Wait
 	stopped bool
+	// onStop, set by the Backend before the cache is handed out, makes the
+	// backend forget the cache.
+	onStop func()
 }
 
 var _ storage.Interface = (*Cacher)(nil)
@@ -147,15 +150,27 @@ func New(cfg Config) (*Cacher, error) {
 	return c, nil
 }
 
-// Stop ends every watch of the cache and its own goroutines, and waits for
-// them. Later reads and writes go to the underlying storage.
+// Stop ends every watch of the cache (their result channels close, so
+// clients re-watch) and its own goroutines, waits for them and drops the
+// cached objects; the Backend that made the cache forgets it. Later reads
+// and writes go to the underlying storage. Stop may be called more than
+// once.
 func (c *Cacher) Stop() {
 	c.mu.Lock()
 	c.stopped = true
 	c.mu.Unlock()
 	c.cancel()
 	c.wg.Wait() // the reflector marks the cache not ready as it ends
+	c.state.release()
+	if c.onStop != nil {
+		c.onStop()
+	}
 }
+
+// Destroy stops the cache: the store of a resource that is no longer
+// served (a custom resource whose definition changed or went) releases
+// its storage through it.
+func (c *Cacher) Destroy() { c.Stop() }
 
 // WaitReady blocks until the cache has listed its resource and serves
 // reads, or ctx ends.
@@ -169,6 +184,8 @@ func (c *Cacher) WaitReady(ctx context.Context) error {
 		case <-changed:
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-c.ctx.Done():
+			return errStopped
 		}
 	}
 }

@@ -114,6 +114,19 @@ func (s *state) setNotReady() {
 	}
 }
 
+// release drops the objects and the history of a stopped cache, which
+// its store may still reference for a while.
+func (s *state) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.items = newItems()
+	s.history.reset(s.rv)
+	if s.ready {
+		s.ready = false
+		s.notifyLocked()
+	}
+}
+
 // trim forgets the history up to rv after a compaction.
 func (s *state) trim(rv uint64) {
 	s.mu.Lock()

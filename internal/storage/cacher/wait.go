@@ -26,6 +26,8 @@ var (
 	errUseStorage = errors.New("watch cache cannot serve the request")
 	// errWaitTimeout: the cache did not reach the revision in time.
 	errWaitTimeout = errors.New("watch cache did not catch up in time")
+	// errStopped: the cache is stopped and will not be ready again.
+	errStopped = errors.New("watch cache is stopped")
 )
 
 // waitForRV blocks until the cache is at revision rv or later. While it
