@@ -44,7 +44,8 @@ func PatchTypes(strategic bool) []string {
 
 // PatchResource serves PATCH of one object. The patch is applied inside
 // storage's update to the current object, so a conflict reapplies it to
-// fresh data. Server-side apply may create the object (201).
+// fresh data. Server-side apply may create the object (201), which is a
+// create through the storage's Create (updateMayCreate).
 func PatchResource(r rest.Patcher, scope *RequestScope, patchTypes []string) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
 		// The type is checked first: it decides everything else.
@@ -82,7 +83,7 @@ func PatchResource(r rest.Patcher, scope *RequestScope, patchTypes []string) htt
 			directive: fieldValidation(opts.FieldValidation), dryRun: dryRun(opts.DryRun),
 			manager: managerOrUserAgent(opts.FieldManager, req.UserAgent()), force: ptr.Deref(opts.Force, false),
 		}
-		result, created, err := r.Update(ctx, name, &updatedObjectInfo{update: p.update},
+		result, created, err := updateMayCreate(ctx, r, name, &updatedObjectInfo{update: p.update},
 			scope.validateObject(admission.Create, namespace, name, p.dryRun),
 			scope.validateObjectUpdate(namespace, name, p.dryRun),
 			isApply(patchType), patchToUpdateOptions(opts))
