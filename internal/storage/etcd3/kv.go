@@ -54,7 +54,7 @@ func (k *etcdKV) Range(ctx context.Context, key, end string, rev, limit int64) (
 	}
 	resp, err := k.client.Get(ctx, k.key(key), opts...)
 	if err != nil {
-		return kvstore.RangeResult{}, translate(err, key)
+		return kvstore.RangeResult{}, withRevision(translate(err, key), rev)
 	}
 	res := kvstore.RangeResult{Count: resp.Count, More: resp.More, Revision: resp.Header.Revision}
 	res.KVs = make([]kvstore.KeyValue, len(resp.Kvs))
@@ -118,6 +118,16 @@ func (k *etcdKV) txn(ctx context.Context, key string, expected int64, op clientv
 	}
 	cur := k.fromEtcd(get.Kvs[0])
 	return 0, &cur, false, nil
+}
+
+// withRevision names the revision a read asked for in a "future revision"
+// error, which etcd does not: the client is told which one it was.
+func withRevision(err error, rev int64) error {
+	var se *storage.Error
+	if errors.As(err, &se) && se.Code == storage.ErrCodeTooLargeResourceVersion && se.ResourceVersion == 0 {
+		se.ResourceVersion = rev
+	}
+	return err
 }
 
 // translate turns etcd client errors into storage errors where a code fits.
