@@ -3,7 +3,6 @@ package etcd3
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -144,5 +143,5 @@ func translate(err error, key string) error {
 	case status.Code(err) == codes.Unavailable, errors.Is(err, rpctypes.ErrNoLeader), errors.Is(err, rpctypes.ErrTimeout):
 		return &storage.Error{Code: storage.ErrCodeUnreachable, Key: key, Err: err}
 	}
-	return fmt.Errorf("etcd: %w", err)
+	return newEtcdError(err)
 }
