@@ -2,15 +2,18 @@ package controlplane
 
 import (
 	"context"
+	"net/http"
 	"net/netip"
 	"slices"
 	"testing"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 // A Service created by server-side apply is a create: it gets what a POST
@@ -103,5 +106,39 @@ func checkAllocated(ctx context.Context, t *testing.T, cs kubernetes.Interface, 
 		if wantNodePort && (p.NodePort < 30000 || p.NodePort > 32767) {
 			t.Errorf("port %s: nodePort %d outside 30000-32767", p.Name, p.NodePort)
 		}
+	}
+}
+
+// A PUT that creates (resources whose strategy allows it, such as Leases)
+// is a create too: 201, uid, creationTimestamp; a second PUT updates.
+func TestUpdateThatCreatesIsACreate(t *testing.T) {
+	s := startServer(t, "memory")
+	cs, err := kubernetes.NewForConfig(s.restCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	leases := cs.CoordinationV1().Leases(patchNamespace)
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "put-created"}, Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("a")}}
+	var code int
+	created, err := leases.Update(ctx, lease, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.UID == "" || created.CreationTimestamp.IsZero() || created.ResourceVersion == "" {
+		t.Errorf("created by PUT without uid, creationTimestamp or resourceVersion: %+v", created.ObjectMeta)
+	}
+	res := cs.CoordinationV1().RESTClient().Put().Namespace(patchNamespace).Resource("leases").Name("put-created-2").
+		Body(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "put-created-2"}}).Do(ctx).StatusCode(&code)
+	if err := res.Error(); err != nil || code != http.StatusCreated {
+		t.Errorf("PUT of a new lease: %d %v, want 201", code, err)
+	}
+	created.Spec.HolderIdentity = ptr.To("b")
+	updated, err := leases.Update(ctx, created, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updated.UID != created.UID || *updated.Spec.HolderIdentity != "b" {
+		t.Errorf("second PUT: uid %s holder %v, want %s b", updated.UID, updated.Spec.HolderIdentity, created.UID)
 	}
 }
