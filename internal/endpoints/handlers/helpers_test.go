@@ -28,6 +28,9 @@ func TestWatchTimeout(t *testing.T) {
 		{"timeoutSeconds wins", secs(5), time.Minute, 5 * time.Second, 5*time.Second + 1},
 		{"random in [min, 2*min)", nil, time.Minute, time.Minute, 2 * time.Minute},
 		{"zero means default", secs(0), time.Minute, time.Minute, 2 * time.Minute},
+		// As upstream: a negative timeout is a timer that has already
+		// fired, so the watch ends at once.
+		{"negative ends at once", secs(-1), time.Minute, -time.Second, -time.Second + 1},
 		{"no min: upstream's 1800s", nil, 0, DefaultMinRequestTimeout, 2 * DefaultMinRequestTimeout},
 	}
 	for _, tc := range cases {

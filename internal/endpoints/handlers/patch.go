@@ -28,9 +28,6 @@ import (
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
-// maxJSONPatchOperations bounds the work one JSON patch may ask for.
-const maxJSONPatchOperations = 10000
-
 // PatchTypes lists the patch content types served: JSON patch and merge
 // patch always, strategic merge patch for Go types, whose struct tags say
 // how lists merge. Endpoints with a field manager add ApplyPatchTypes.
@@ -44,8 +41,10 @@ func PatchTypes(strategic bool) []string {
 
 // PatchResource serves PATCH of one object. The patch is applied inside
 // storage's update to the current object, so a conflict reapplies it to
-// fresh data. Server-side apply may create the object (201).
+// fresh data. Server-side apply may create the object (201), which is a
+// create through the storage's Create (updateMayCreate).
 func PatchResource(r rest.Patcher, scope *RequestScope, patchTypes []string) http.HandlerFunc {
+	limitJSONPatchCopies(scope.MaxRequestBodyBytes)
 	return func(w http.ResponseWriter, req *http.Request) {
 		// The type is checked first: it decides everything else.
 		contentType, _, _ := strings.Cut(req.Header.Get("Content-Type"), ";")
@@ -82,7 +81,7 @@ func PatchResource(r rest.Patcher, scope *RequestScope, patchTypes []string) htt
 			directive: fieldValidation(opts.FieldValidation), dryRun: dryRun(opts.DryRun),
 			manager: managerOrUserAgent(opts.FieldManager, req.UserAgent()), force: ptr.Deref(opts.Force, false),
 		}
-		result, created, err := r.Update(ctx, name, &updatedObjectInfo{update: p.update},
+		result, created, err := updateMayCreate(ctx, r, name, &updatedObjectInfo{update: p.update},
 			scope.validateObject(admission.Create, namespace, name, p.dryRun),
 			scope.validateObjectUpdate(namespace, name, p.dryRun),
 			isApply(patchType), patchToUpdateOptions(opts))
@@ -139,6 +138,9 @@ type patcher struct {
 // update is the UpdatedObject of a patch: apply, check the result still
 // names the object, then mutating admission.
 func (p *patcher) update(ctx context.Context, current runtime.Object) (runtime.Object, error) {
+	if err := checkDeadline(ctx); err != nil {
+		return nil, err
+	}
 	exists, err := hasUID(current)
 	if err != nil {
 		return nil, err
@@ -197,6 +199,9 @@ func (p *patcher) applyJSON(ctx context.Context, current runtime.Object) (runtim
 	}
 	patchedJS, strictErrs, err := p.applyJSONBytes(currentJS)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkDeadline(ctx); err != nil {
 		return nil, err
 	}
 	decoderSerializer := info.Serializer

@@ -14,7 +14,8 @@ import (
 // admission run inside storage's update against the current object (so
 // they rerun on conflicts); validating admission runs after storage's
 // validation.
-// 201 when the update created the object.
+// 201 when the update created the object, which it does through the
+// storage's Create (updateMayCreate).
 func UpdateResource(r rest.Updater, scope *RequestScope) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
 		t, err := scope.resolve(req, true)
@@ -65,7 +66,7 @@ func UpdateResource(r rest.Updater, scope *RequestScope) http.HandlerFunc {
 				return newObj, nil
 			},
 		}
-		result, created, err := r.Update(ctx, name, info,
+		result, created, err := updateMayCreate(ctx, r, name, info,
 			scope.validateObject(admission.Create, namespace, name, dry),
 			scope.validateObjectUpdate(namespace, name, dry),
 			false, opts)

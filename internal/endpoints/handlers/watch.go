@@ -24,9 +24,10 @@ import (
 const DefaultMinRequestTimeout = 1800 * time.Second
 
 // watchTimeout is ?timeoutSeconds, or a random time in [min, 2*min) so
-// that watches of many clients do not all end at once.
+// that watches of many clients do not all end at once. A negative
+// timeoutSeconds is kept: as upstream, the watch starts and ends at once.
 func watchTimeout(opts *metainternalversion.ListOptions, minTimeout time.Duration) time.Duration {
-	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds != 0 {
 		return time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
 	if minTimeout <= 0 {
@@ -57,15 +58,19 @@ func serveWatch(ctx context.Context, rw rest.Watcher, scope *RequestScope, req *
 	timeout := watchTimeout(opts, scope.MinRequestTimeout)
 	scope.logger().DebugContext(ctx, "starting watch", "path", req.URL.Path,
 		"resourceVersion", opts.ResourceVersion, "sendInitialEvents", opts.SendInitialEvents, "timeout", timeout)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watcher, err := rw.Watch(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer watcher.Stop()
-
-	streamEvents(ctx, scope, w, info, watcher, enc)
+	// The timeout bounds the stream, not the start of the watch, whose
+	// errors (a compacted resourceVersion, ...) the client gets even when
+	// its timeout has already passed.
+	streamCtx, cancelStream := context.WithTimeout(ctx, timeout)
+	defer cancelStream()
+	streamEvents(streamCtx, scope, w, info, watcher, enc)
 	return nil
 }
 

@@ -3,7 +3,6 @@ package etcd3
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -54,7 +53,7 @@ func (k *etcdKV) Range(ctx context.Context, key, end string, rev, limit int64) (
 	}
 	resp, err := k.client.Get(ctx, k.key(key), opts...)
 	if err != nil {
-		return kvstore.RangeResult{}, translate(err, key)
+		return kvstore.RangeResult{}, withRevision(translate(err, key), rev)
 	}
 	res := kvstore.RangeResult{Count: resp.Count, More: resp.More, Revision: resp.Header.Revision}
 	res.KVs = make([]kvstore.KeyValue, len(resp.Kvs))
@@ -120,6 +119,16 @@ func (k *etcdKV) txn(ctx context.Context, key string, expected int64, op clientv
 	return 0, &cur, false, nil
 }
 
+// withRevision names the revision a read asked for in a "future revision"
+// error, which etcd does not: the client is told which one it was.
+func withRevision(err error, rev int64) error {
+	var se *storage.Error
+	if errors.As(err, &se) && se.Code == storage.ErrCodeTooLargeResourceVersion && se.ResourceVersion == 0 {
+		se.ResourceVersion = rev
+	}
+	return err
+}
+
 // translate turns etcd client errors into storage errors where a code fits.
 func translate(err error, key string) error {
 	switch {
@@ -134,5 +143,5 @@ func translate(err error, key string) error {
 	case status.Code(err) == codes.Unavailable, errors.Is(err, rpctypes.ErrNoLeader), errors.Is(err, rpctypes.ErrTimeout):
 		return &storage.Error{Code: storage.ErrCodeUnreachable, Key: key, Err: err}
 	}
-	return fmt.Errorf("etcd: %w", err)
+	return newEtcdError(err)
 }

@@ -2,6 +2,7 @@ package storagetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -191,6 +192,17 @@ func wantCode(t *testing.T, err error, code storage.ErrorCode) {
 	t.Helper()
 	if got := storage.CodeOf(err); got != code {
 		t.Fatalf("error = %v (code %d), want code %d", err, got, code)
+	}
+}
+
+// wantTooLarge checks err refuses a read of the future revision rv and
+// names it, so the API error can tell the client which one it asked for.
+func wantTooLarge(t *testing.T, err error, rv uint64) {
+	t.Helper()
+	wantCode(t, err, storage.ErrCodeTooLargeResourceVersion)
+	var se *storage.Error
+	if !errors.As(err, &se) || se.ResourceVersion != int64(rv) {
+		t.Errorf("error = %v names resourceVersion %d, want %d", err, se.ResourceVersion, rv)
 	}
 }
 

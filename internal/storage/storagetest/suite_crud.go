@@ -80,9 +80,9 @@ var getTests = map[string]func(*testing.T, *fixture){
 	},
 	"ResourceVersionTooLarge": func(t *testing.T, f *fixture) {
 		f.create(t, "ns", "a", nil)
-		future := formatRV(f.currentRV(t) + 100)
-		err := f.store.Get(f.ctx, ConfigMapKey("ns", "a"), storage.GetOptions{ResourceVersion: future}, &corev1.ConfigMap{})
-		wantCode(t, err, storage.ErrCodeTooLargeResourceVersion)
+		future := f.currentRV(t) + 100
+		err := f.store.Get(f.ctx, ConfigMapKey("ns", "a"), storage.GetOptions{ResourceVersion: formatRV(future)}, &corev1.ConfigMap{})
+		wantTooLarge(t, err, future)
 	},
 	"ResourceVersionZeroAndCurrent": func(t *testing.T, f *fixture) {
 		out := f.create(t, "ns", "a", nil)

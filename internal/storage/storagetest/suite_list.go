@@ -146,6 +146,14 @@ var listTests = map[string]func(*testing.T, *fixture){
 				created.ResourceVersion, list.ResourceVersion, list.Items[0].Data)
 		}
 	},
+	"ResourceVersionExactTooLarge": func(t *testing.T, f *fixture) {
+		f.create(t, "ns", "a", nil)
+		future := f.currentRV(t) + 100
+		opts := storage.ListOptions{Recursive: true, Predicate: storage.Everything,
+			ResourceVersion: formatRV(future), ResourceVersionMatch: metav1.ResourceVersionMatchExact}
+		err := f.store.GetList(f.ctx, "/configmaps", opts, &corev1.ConfigMapList{})
+		wantTooLarge(t, err, future)
+	},
 	"ResourceVersionNotOlderThan": func(t *testing.T, f *fixture) {
 		created := f.create(t, "ns", "a", nil)
 		opts := storage.ListOptions{Recursive: true, Predicate: storage.Everything,
