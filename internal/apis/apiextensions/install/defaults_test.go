@@ -1,72 +1,79 @@
-package v1
+package install
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// TestSetDefaults pins the defaults a CRD gets through kapi's scheme:
+// upstream's, registered by Install.
 func TestSetDefaults(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := Install(scheme); err != nil {
+		t.Fatal(err)
+	}
 	port := func(p int32) *int32 { return &p }
-	none := &CustomResourceConversion{Strategy: NoneConverter}
+	none := &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}
 	tests := []struct {
 		name string
-		in   CustomResourceDefinition
-		want CustomResourceDefinition
+		in   apiextensionsv1.CustomResourceDefinition
+		want apiextensionsv1.CustomResourceDefinition
 	}{
 		{
 			name: "names, conversion and stored version",
-			in: CustomResourceDefinition{Spec: CustomResourceDefinitionSpec{
-				Names:    CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget"},
-				Versions: []CustomResourceDefinitionVersion{{Name: "v1beta1", Served: true}, {Name: "v1", Served: true, Storage: true}},
+			in: apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				Names:    apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget"},
+				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1beta1", Served: true}, {Name: "v1", Served: true, Storage: true}},
 			}},
-			want: CustomResourceDefinition{
-				Spec: CustomResourceDefinitionSpec{
-					Names:      CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
-					Versions:   []CustomResourceDefinitionVersion{{Name: "v1beta1", Served: true}, {Name: "v1", Served: true, Storage: true}},
+			want: apiextensionsv1.CustomResourceDefinition{
+				Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+					Names:      apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
+					Versions:   []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1beta1", Served: true}, {Name: "v1", Served: true, Storage: true}},
 					Conversion: none,
 				},
-				Status: CustomResourceDefinitionStatus{StoredVersions: []string{"v1"}},
+				Status: apiextensionsv1.CustomResourceDefinitionStatus{StoredVersions: []string{"v1"}},
 			},
 		},
 		{
 			name: "set values are kept",
-			in: CustomResourceDefinition{
-				Spec: CustomResourceDefinitionSpec{
-					Names:      CustomResourceDefinitionNames{Singular: "thing", Kind: "Widget", ListKind: "Things"},
-					Versions:   []CustomResourceDefinitionVersion{{Name: "v1", Storage: true}},
-					Conversion: &CustomResourceConversion{Strategy: WebhookConverter, Webhook: &WebhookConversion{ClientConfig: &WebhookClientConfig{Service: &ServiceReference{Name: "s", Port: port(8443)}}}},
+			in: apiextensionsv1.CustomResourceDefinition{
+				Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+					Names:      apiextensionsv1.CustomResourceDefinitionNames{Singular: "thing", Kind: "Widget", ListKind: "Things"},
+					Versions:   []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}},
+					Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter, Webhook: &apiextensionsv1.WebhookConversion{ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{Name: "s", Port: port(8443)}}}},
 				},
-				Status: CustomResourceDefinitionStatus{StoredVersions: []string{"v0"}},
+				Status: apiextensionsv1.CustomResourceDefinitionStatus{StoredVersions: []string{"v0"}},
 			},
-			want: CustomResourceDefinition{
-				Spec: CustomResourceDefinitionSpec{
-					Names:      CustomResourceDefinitionNames{Singular: "thing", Kind: "Widget", ListKind: "Things"},
-					Versions:   []CustomResourceDefinitionVersion{{Name: "v1", Storage: true}},
-					Conversion: &CustomResourceConversion{Strategy: WebhookConverter, Webhook: &WebhookConversion{ClientConfig: &WebhookClientConfig{Service: &ServiceReference{Name: "s", Port: port(8443)}}}},
+			want: apiextensionsv1.CustomResourceDefinition{
+				Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+					Names:      apiextensionsv1.CustomResourceDefinitionNames{Singular: "thing", Kind: "Widget", ListKind: "Things"},
+					Versions:   []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}},
+					Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter, Webhook: &apiextensionsv1.WebhookConversion{ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{Name: "s", Port: port(8443)}}}},
 				},
-				Status: CustomResourceDefinitionStatus{StoredVersions: []string{"v0"}},
+				Status: apiextensionsv1.CustomResourceDefinitionStatus{StoredVersions: []string{"v0"}},
 			},
 		},
 		{
 			name: "webhook service port",
-			in: CustomResourceDefinition{Spec: CustomResourceDefinitionSpec{
-				Conversion: &CustomResourceConversion{Strategy: WebhookConverter, Webhook: &WebhookConversion{ClientConfig: &WebhookClientConfig{Service: &ServiceReference{Name: "s"}}}},
+			in: apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter, Webhook: &apiextensionsv1.WebhookConversion{ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{Name: "s"}}}},
 			}},
-			want: CustomResourceDefinition{Spec: CustomResourceDefinitionSpec{
-				Conversion: &CustomResourceConversion{Strategy: WebhookConverter, Webhook: &WebhookConversion{ClientConfig: &WebhookClientConfig{Service: &ServiceReference{Name: "s", Port: port(443)}}}},
+			want: apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter, Webhook: &apiextensionsv1.WebhookConversion{ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{Name: "s", Port: port(443)}}}},
 			}},
 		},
 		{
 			name: "no kind leaves listKind empty",
-			in:   CustomResourceDefinition{},
-			want: CustomResourceDefinition{Spec: CustomResourceDefinitionSpec{Conversion: none}},
+			in:   apiextensionsv1.CustomResourceDefinition{},
+			want: apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{Conversion: none}},
 		},
 	}
 	for _, tt := range tests {
 		got := tt.in.DeepCopy()
-		SetDefaultsCustomResourceDefinition(got)
+		scheme.Default(got)
 		if diff := cmp.Diff(&tt.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
@@ -75,18 +82,15 @@ func TestSetDefaults(t *testing.T) {
 
 func TestRegisterDefaults(t *testing.T) {
 	scheme := runtime.NewScheme()
-	if err := AddToScheme(scheme); err != nil {
+	if err := Install(scheme); err != nil {
 		t.Fatal(err)
 	}
-	if err := RegisterDefaults(scheme); err != nil {
-		t.Fatal(err)
-	}
-	list := &CustomResourceDefinitionList{Items: []CustomResourceDefinition{{Spec: CustomResourceDefinitionSpec{Names: CustomResourceDefinitionNames{Kind: "A"}}}}}
+	list := &apiextensionsv1.CustomResourceDefinitionList{Items: []apiextensionsv1.CustomResourceDefinition{{Spec: apiextensionsv1.CustomResourceDefinitionSpec{Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "A"}}}}}
 	scheme.Default(list)
 	if got := list.Items[0].Spec.Names.ListKind; got != "AList" {
 		t.Errorf("list item listKind = %q, want AList", got)
 	}
-	crd := &CustomResourceDefinition{Spec: CustomResourceDefinitionSpec{Names: CustomResourceDefinitionNames{Kind: "B"}}}
+	crd := &apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "B"}}}
 	scheme.Default(crd)
 	if got := crd.Spec.Names.Singular; got != "b" {
 		t.Errorf("singular = %q, want b", got)
