@@ -48,13 +48,7 @@ func protobufCRD() *apiextensionsv1.CustomResourceDefinition {
 // upstream e2e framework and many operators build it: create, update,
 // status update, watch and delete.
 func TestCRDProtobufClientset(t *testing.T) {
-	s := startServer(t, "memory")
-	cfg := rest.CopyConfig(s.restCfg)
-	cfg.ContentType = protobufType
-	cs, err := apiextensionsclient.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := protobufCRDClient(t, startServer(t, "memory"))
 	crds := cs.ApiextensionsV1().CustomResourceDefinitions()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -146,13 +140,7 @@ func TestCRDProtobufClientset(t *testing.T) {
 // protobuf, not a fallback to JSON (a clientset accepts both, so it would
 // not notice).
 func TestCRDServedInProtobuf(t *testing.T) {
-	s := startServer(t, "memory")
-	cfg := rest.CopyConfig(s.restCfg)
-	cfg.ContentType = protobufType
-	cs, err := apiextensionsclient.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := protobufCRDClient(t, startServer(t, "memory"))
 	ctx := context.Background()
 	if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, protobufCRD(), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create: %v", err)
@@ -171,6 +159,18 @@ func TestCRDServedInProtobuf(t *testing.T) {
 			t.Errorf("GET %s in protobuf: status %d, content type %q, err %v", path, status, contentType, err)
 		}
 	}
+}
+
+// protobufCRDClient is the apiextensions clientset of s, sending protobuf.
+func protobufCRDClient(t *testing.T, s *benchServer) apiextensionsclient.Interface {
+	t.Helper()
+	cfg := rest.CopyConfig(s.restCfg)
+	cfg.ContentType = protobufType
+	cs, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }
 
 func hasCondition(crd *apiextensionsv1.CustomResourceDefinition, t apiextensionsv1.CustomResourceDefinitionConditionType) bool {
