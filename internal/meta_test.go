@@ -77,12 +77,73 @@ func TestBinaryDoesNotImportForbiddenModules(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	forbidden := []string{"k8s.io/apiserver", "k8s.io/kubernetes", "k8s.io/apiextensions-apiserver", "k8s.io/kube-aggregator", "k8s.io/controller-manager"}
 	for _, pkg := range strings.Fields(string(out)) {
-		for _, f := range forbidden {
-			if pkg == f || strings.HasPrefix(pkg, f+"/") {
-				t.Errorf("cmd/kapi depends on %s, which kapi must implement itself", pkg)
-			}
+		if forbiddenImport(pkg) {
+			t.Errorf("cmd/kapi depends on %s, which kapi must implement itself", pkg)
+		}
+	}
+}
+
+// forbiddenModules are the servers kapi writes. Of the two whose API types
+// kapi serves, the type packages and generated clients (allowedTrees) are
+// API definitions like k8s.io/api and may be imported; nothing else.
+var (
+	forbiddenModules = []string{"k8s.io/apiserver", "k8s.io/kubernetes", "k8s.io/apiextensions-apiserver", "k8s.io/kube-aggregator", "k8s.io/controller-manager"}
+	allowedTrees     = []string{
+		"k8s.io/apiextensions-apiserver/pkg/apis", "k8s.io/apiextensions-apiserver/pkg/client",
+		"k8s.io/kube-aggregator/pkg/apis", "k8s.io/kube-aggregator/pkg/client",
+	}
+)
+
+// within is pkg the package root or one under it.
+func within(pkg, root string) bool { return pkg == root || strings.HasPrefix(pkg, root+"/") }
+
+// forbiddenImport is whether kapi may not import pkg.
+func forbiddenImport(pkg string) bool {
+	for _, a := range allowedTrees {
+		if within(pkg, a) {
+			return false
+		}
+	}
+	for _, f := range forbiddenModules {
+		if within(pkg, f) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestForbiddenImport(t *testing.T) {
+	tests := []struct {
+		pkg  string
+		want bool
+	}{
+		{"k8s.io/api/core/v1", false},
+		{"k8s.io/apimachinery/pkg/runtime", false},
+		{"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1", false},
+		{"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions", false},
+		{"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset", false},
+		{"k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions", false},
+		{"k8s.io/kube-aggregator/pkg/apis/apiregistration/v1", false},
+		{"k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset", false},
+		{"k8s.io/apiextensions-apiserver", true},
+		{"k8s.io/apiextensions-apiserver/pkg/apiserver", true},
+		{"k8s.io/apiextensions-apiserver/pkg/apiserver/schema", true},
+		{"k8s.io/apiextensions-apiserver/pkg/apihelpers", true},
+		{"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition", true},
+		{"k8s.io/apiextensions-apiserver/pkg/controller/establish", true},
+		{"k8s.io/apiextensions-apiserver/pkg/apisx", true},
+		{"k8s.io/kube-aggregator/pkg/apiserver", true},
+		{"k8s.io/kube-aggregator/pkg/controllers/status", true},
+		{"k8s.io/apiserver/pkg/endpoints", true},
+		{"k8s.io/apiserver", true},
+		{"k8s.io/apiserverx", false},
+		{"k8s.io/kubernetes/pkg/apis/core", true},
+		{"k8s.io/controller-manager/app", true},
+	}
+	for _, tt := range tests {
+		if got := forbiddenImport(tt.pkg); got != tt.want {
+			t.Errorf("forbiddenImport(%q) = %v, want %v", tt.pkg, got, tt.want)
 		}
 	}
 }

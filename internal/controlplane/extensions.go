@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes"
@@ -15,7 +16,6 @@ import (
 	"github.com/kapi-dev/kapi/internal/apiextensions/controllers"
 	"github.com/kapi-dev/kapi/internal/apiextensions/schema"
 	crserver "github.com/kapi-dev/kapi/internal/apiextensions/server"
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 	"github.com/kapi-dev/kapi/internal/registry/apiextensions/customresourcedefinition"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/server"

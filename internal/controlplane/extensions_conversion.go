@@ -3,9 +3,10 @@ package controlplane
 import (
 	"time"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
 	"github.com/kapi-dev/kapi/internal/apiextensions/conversion"
 	crserver "github.com/kapi-dev/kapi/internal/apiextensions/server"
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 	"github.com/kapi-dev/kapi/internal/webhook"
 )
 

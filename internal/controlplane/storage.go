@@ -207,9 +207,9 @@ func (s *releasableStorage) Destroy() {
 
 // codecFor is how a resource's objects are stored: protobuf in the
 // storage version for built-in kinds, as kube-apiserver stores them; JSON
-// for custom resources (unstructured) and for the kinds kapi defines
-// without protobuf (CustomResourceDefinitions), which kube-apiserver reads
-// as well.
+// for custom resources (unstructured) and for the kinds kube-apiserver
+// stores as JSON (jsonStoredResources). The decoder reads JSON, YAML and
+// protobuf alike, so a change of encoding never strands stored objects.
 func (g *restOptionsGetter) codecFor(resource schema.GroupResource, example runtime.Object) (runtime.Codec, error) {
 	if _, ok := example.(runtime.Unstructured); ok {
 		return unstructured.UnstructuredJSONScheme, nil
@@ -220,11 +220,19 @@ func (g *restOptionsGetter) codecFor(resource schema.GroupResource, example runt
 	}
 	gv := gvks[0].GroupVersion()
 	var encoder runtime.Serializer = protobuf.NewSerializer(g.scheme, g.scheme)
-	if _, ok := example.(interface{ Marshal() ([]byte, error) }); !ok {
+	if _, ok := example.(interface{ Marshal() ([]byte, error) }); !ok || jsonStoredResources[resource] {
 		info, _ := runtime.SerializerInfoForMediaType(g.codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
 		encoder = info.Serializer
 	}
 	return g.codecs.CodecForVersions(encoder, g.codecs.UniversalDecoder(gv), gv, gv), nil
+}
+
+// jsonStoredResources are the built-in kinds that kube-apiserver stores as
+// JSON although their types have protobuf: its extensions server writes
+// CustomResourceDefinitions through a JSON codec (LegacyCodec), not the
+// protobuf storage media type of the core groups.
+var jsonStoredResources = map[schema.GroupResource]bool{
+	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}: true,
 }
 
 // objectCountInterval is how often apiserver_storage_objects is refreshed,

@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/google/cel-go/cel"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/internal/apiextensions/schema"
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 )
 
 // rootTypeName names the root object type; nested objects are named by

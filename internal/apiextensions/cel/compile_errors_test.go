@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/internal/apiextensions/schema"
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 )
 
 func TestCompileErrors(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // Validate runs the rules against obj (the whole custom resource, as

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/internal/apiextensions/schema"
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 )
 
 func obj(props map[string]*schema.Structural, rules ...apiextv1.ValidationRule) *schema.Structural {

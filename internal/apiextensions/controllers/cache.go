@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"sync"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // cache is the controllers' view of every CRD, fed by the watch and by the

@@ -5,12 +5,14 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/kapi-dev/kapi/internal/apis/apiextensions/apihelpers"
 )
 
 // findCondition returns crd's condition of type t, or nil.
 func findCondition(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) *apiextv1.CustomResourceDefinitionCondition {
-	return apiextv1.FindCondition(crd, t)
+	return apihelpers.FindCondition(crd, t)
 }
 
 func isConditionTrue(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) bool {
@@ -27,7 +29,7 @@ func sameCondition(a, b *apiextv1.CustomResourceDefinitionCondition) bool {
 }
 
 func setCondition(crd *apiextv1.CustomResourceDefinition, c apiextv1.CustomResourceDefinitionCondition, now metav1.Time) {
-	apiextv1.SetCondition(crd, c, now)
+	apihelpers.SetCondition(crd, c, now)
 }
 
 func removeCondition(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) {

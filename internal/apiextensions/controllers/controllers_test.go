@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 	"github.com/kapi-dev/kapi/internal/registry/apiextensions/customresourcedefinition"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // establish is the establishing controller: once the names are accepted

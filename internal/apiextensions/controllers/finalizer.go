@@ -6,20 +6,21 @@ import (
 	"fmt"
 	"slices"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	"github.com/kapi-dev/kapi/internal/apis/apiextensions/apihelpers"
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
 // CleanupFinalizer holds a deleted CRD until its custom resources are
 // gone; the registry adds it on the first DELETE.
-const CleanupFinalizer = apiextv1.CustomResourceCleanupFinalizer
+const CleanupFinalizer = apihelpers.CustomResourceCleanupFinalizer
 
 // instanceStorage is what the cleanup needs of a CRD's custom resources.
 type instanceStorage interface {

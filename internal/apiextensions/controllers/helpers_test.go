@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,7 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	"github.com/kapi-dev/kapi/internal/apis/apiextensions/install"
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
@@ -92,7 +93,7 @@ func (o jsonOptions) GetRESTOptions(resource schema.GroupResource, _ k8sruntime.
 func newCRDStorage(t testing.TB) (*generic.Store, *generic.StatusREST) {
 	t.Helper()
 	scheme := k8sruntime.NewScheme()
-	if err := apiextv1.AddToScheme(scheme); err != nil {
+	if err := install.Install(scheme); err != nil {
 		t.Fatal(err)
 	}
 	backend := memory.New()

@@ -9,7 +9,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // syncNames is the naming controller: it accepts the names spec asks for

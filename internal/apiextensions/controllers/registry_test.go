@@ -3,9 +3,10 @@ package controllers
 import (
 	"testing"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	"github.com/kapi-dev/kapi/internal/apis/apiextensions/install"
 	"github.com/kapi-dev/kapi/internal/registry/apiextensions/customresourcedefinition"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/storage/memory"
@@ -16,7 +17,7 @@ import (
 // delete with the cleanup of instances.
 func TestWithCRDRegistry(t *testing.T) {
 	scheme := k8sruntime.NewScheme()
-	if err := apiextv1.AddToScheme(scheme); err != nil {
+	if err := install.Install(scheme); err != nil {
 		t.Fatal(err)
 	}
 	backend := memory.New()

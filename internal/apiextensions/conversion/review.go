@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,27 +15,14 @@ import (
 // reviewGroup is the group of the ConversionReview wire type.
 const reviewGroup = "apiextensions.k8s.io"
 
-// ConversionReview is the body sent to and answered by a conversion webhook
-// (apiextensions.k8s.io/v1 or v1beta1; both have this shape).
-type ConversionReview struct {
-	metav1.TypeMeta `json:",inline"`
-	Request         *ConversionRequest  `json:"request,omitempty"`
-	Response        *ConversionResponse `json:"response,omitempty"`
-}
-
-// ConversionRequest asks for objects to be converted to DesiredAPIVersion.
-type ConversionRequest struct {
-	UID               types.UID              `json:"uid"`
-	DesiredAPIVersion string                 `json:"desiredAPIVersion"`
-	Objects           []runtime.RawExtension `json:"objects"`
-}
-
-// ConversionResponse is the webhook's answer, in the order of the request.
-type ConversionResponse struct {
-	UID              types.UID              `json:"uid"`
-	ConvertedObjects []runtime.RawExtension `json:"convertedObjects"`
-	Result           metav1.Status          `json:"result"`
-}
+// The wire types of a conversion webhook call are upstream's
+// apiextensions.k8s.io/v1 ones. v1beta1 reviews have the same JSON shape,
+// so the same types carry them, with the v1beta1 apiVersion.
+type (
+	ConversionReview   = apiextv1.ConversionReview
+	ConversionRequest  = apiextv1.ConversionRequest
+	ConversionResponse = apiextv1.ConversionResponse
+)
 
 // reviewVersion picks the first ConversionReview version of the CRD's list
 // that kapi speaks, as upstream does.

@@ -10,11 +10,11 @@ import (
 	"sync"
 	"testing"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 	"github.com/kapi-dev/kapi/internal/webhook"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // toSpecSchema converts a JSONSchemaProps to kube-openapi's schema. The two

@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 func mustSchema(t testing.TB, y string) *apiextv1.JSONSchemaProps {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers"
 	"github.com/kapi-dev/kapi/internal/registry/generic"

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/version"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // deprecationWarning is the Warning every request to a deprecated version

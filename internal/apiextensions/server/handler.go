@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
 	"github.com/kapi-dev/kapi/internal/admission"
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/responsewriters"
 	"github.com/kapi-dev/kapi/internal/endpoints/openapi"

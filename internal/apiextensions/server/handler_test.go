@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 func TestCRUDNamespaced(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/client-go/util/jsonpath"
 
-	apiextv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // tableConvertor renders additionalPrinterColumns: NAME first, the

@@ -1,14 +1,16 @@
 // Package install registers the apiextensions.k8s.io API group in a
-// scheme: kapi's own CustomResourceDefinition types, their defaulting and
-// the version priority.
+// scheme: upstream's CustomResourceDefinition types
+// (k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1, with their
+// protobuf, JSON and deepcopy), upstream's defaulting functions and the
+// version priority.
 package install
 
 import (
 	"fmt"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 )
 
 // Install adds the apiextensions.k8s.io group to scheme.
@@ -17,7 +19,7 @@ func Install(scheme *runtime.Scheme) error {
 		name string
 		fn   func(*runtime.Scheme) error
 	}{
-		{"v1 types", apiextensionsv1.AddToScheme},
+		{"v1 types", addKnownTypes},
 		{"v1 defaults", apiextensionsv1.RegisterDefaults},
 		{"version priority", func(s *runtime.Scheme) error {
 			return s.SetVersionPriority(apiextensionsv1.SchemeGroupVersion)
@@ -28,5 +30,17 @@ func Install(scheme *runtime.Scheme) error {
 			return fmt.Errorf("%s %s: %w", apiextensionsv1.GroupName, step.name, err)
 		}
 	}
+	return nil
+}
+
+// addKnownTypes registers the kinds kapi serves. Upstream's AddToScheme
+// would also register ConversionReview (a webhook wire type, not a
+// resource) and conversions to upstream's internal types, which kapi's
+// scheme has no use for.
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(apiextensionsv1.SchemeGroupVersion,
+		&apiextensionsv1.CustomResourceDefinition{},
+		&apiextensionsv1.CustomResourceDefinitionList{})
+	metav1.AddToGroupVersion(s, apiextensionsv1.SchemeGroupVersion)
 	return nil
 }

@@ -3,11 +3,10 @@ package install
 import (
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 )
 
 func TestInstall(t *testing.T) {

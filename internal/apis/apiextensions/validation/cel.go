@@ -1,11 +1,11 @@
 package validation
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/internal/apiextensions/cel"
 	"github.com/kapi-dev/kapi/internal/apiextensions/schema"
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 )
 
 // validateCELRules compiles the x-kubernetes-validations rules of an

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/transport"
 
 	admissionvalidation "github.com/kapi-dev/kapi/internal/apis/admissionregistration/validation"
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 )
 
 // acceptedConversionReviewVersions are the ConversionReview versions kapi

@@ -3,7 +3,7 @@ package validation
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // validateExtensions checks the x-kubernetes-* extensions of one node:

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // FuzzValidate feeds client-sent CRD bodies to create and update

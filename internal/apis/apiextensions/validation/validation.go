@@ -21,7 +21,7 @@ import (
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // APIApprovedAnnotation must be set on CRDs in the protected groups

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -38,7 +38,7 @@ func validCRD() *apiextensionsv1.CustomResourceDefinition {
 			},
 		},
 	}
-	apiextensionsv1.SetDefaultsCustomResourceDefinition(crd)
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
 	return crd
 }
 

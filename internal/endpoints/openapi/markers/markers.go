@@ -1,8 +1,8 @@
 // Package markers holds the comment markers of the Go API types that
 // reflection cannot see (+listType, +listMapKey, +mapType, +structType,
 // +optional, +required, +default), keyed by OpenAPI definition name. The
-// table is generated from the k8s.io/api and k8s.io/apimachinery sources
-// by ./gen.
+// table is generated from the k8s.io/api, k8s.io/apimachinery and
+// k8s.io/apiextensions-apiserver (apiextensions/v1) sources by ./gen.
 package markers
 
 //go:generate go run ./gen

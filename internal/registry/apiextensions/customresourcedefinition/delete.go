@@ -6,11 +6,12 @@ import (
 	"slices"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	"github.com/kapi-dev/kapi/internal/apis/apiextensions/apihelpers"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/storage"
@@ -86,10 +87,10 @@ func markForCleanup(crd *apiextensionsv1.CustomResourceDefinition, now time.Time
 		t := metav1.NewTime(now)
 		crd.DeletionTimestamp = &t
 	}
-	if !slices.Contains(crd.Finalizers, apiextensionsv1.CustomResourceCleanupFinalizer) {
-		crd.Finalizers = append(crd.Finalizers, apiextensionsv1.CustomResourceCleanupFinalizer)
+	if !slices.Contains(crd.Finalizers, apihelpers.CustomResourceCleanupFinalizer) {
+		crd.Finalizers = append(crd.Finalizers, apihelpers.CustomResourceCleanupFinalizer)
 	}
-	apiextensionsv1.SetCondition(crd, apiextensionsv1.CustomResourceDefinitionCondition{
+	apihelpers.SetCondition(crd, apiextensionsv1.CustomResourceDefinitionCondition{
 		Type: apiextensionsv1.Terminating, Status: apiextensionsv1.ConditionTrue,
 		Reason:  "InstanceDeletionPending",
 		Message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",

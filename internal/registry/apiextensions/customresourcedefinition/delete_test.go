@@ -4,11 +4,12 @@ import (
 	"slices"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
+	"github.com/kapi-dev/kapi/internal/apis/apiextensions/apihelpers"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
@@ -52,11 +53,11 @@ func TestDeleteMarksForCleanup(t *testing.T) {
 		t.Fatalf("delete = %v, %v; want the marked CRD, not deleted", deleted, err)
 	}
 	marked := out.(*apiextensionsv1.CustomResourceDefinition)
-	c := apiextensionsv1.FindCondition(marked, apiextensionsv1.Terminating)
+	c := apihelpers.FindCondition(marked, apiextensionsv1.Terminating)
 	switch {
 	case marked.DeletionTimestamp == nil:
 		t.Error("no deletionTimestamp")
-	case !slices.Equal(marked.Finalizers, []string{apiextensionsv1.CustomResourceCleanupFinalizer}):
+	case !slices.Equal(marked.Finalizers, []string{apihelpers.CustomResourceCleanupFinalizer}):
 		t.Errorf("finalizers = %v", marked.Finalizers)
 	case c == nil || c.Status != apiextensionsv1.ConditionTrue || c.Reason != "InstanceDeletionPending" ||
 		c.Message != "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon":

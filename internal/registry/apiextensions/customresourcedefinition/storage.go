@@ -1,10 +1,10 @@
 package customresourcedefinition
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
@@ -16,8 +16,8 @@ func Resource(resource string) schema.GroupResource {
 
 // NewStorage builds the storage of customresourcedefinitions (short names
 // crd and crds, category api-extensions) and of their status subresource
-// over optsGetter. CRD types have no protobuf encoding: the getter must
-// store them as JSON.
+// over optsGetter. The types are upstream's (k8s.io/apiextensions-apiserver
+// API package), so they are served in JSON, YAML and protobuf.
 func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (map[string]rest.Storage, error) {
 	store, err := generic.NewStore(generic.StoreSpec{
 		NewFunc:        func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 
 	apiextensionsinstall "github.com/kapi-dev/kapi/internal/apis/apiextensions/install"
-	apiextensionsv1 "github.com/kapi-dev/kapi/internal/apis/apiextensions/v1"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/registrytest"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
@@ -119,7 +119,7 @@ func widget() *apiextensionsv1.CustomResourceDefinition {
 				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object"}}}},
 		},
 	}
-	apiextensionsv1.SetDefaultsCustomResourceDefinition(crd)
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
 	return crd
 }
 

@@ -1,6 +1,7 @@
 // Command gen writes the markers table of package markers: it parses the
-// Go API types of k8s.io/api and k8s.io/apimachinery, as found in the
-// module cache, and records the +listType, +listMapKey, +mapType,
+// Go API types of k8s.io/api, k8s.io/apimachinery and the served
+// apiextensions.k8s.io types of k8s.io/apiextensions-apiserver, as found
+// in the module cache, and records the +listType, +listMapKey, +mapType,
 // +structType, +optional, +required and +default markers (and their
 // +k8s: spellings) of every type and field that has any.
 //
@@ -14,7 +15,7 @@ import (
 )
 
 // sourceModules are the modules whose API types the table covers.
-var sourceModules = []string{"k8s.io/api", "k8s.io/apimachinery"}
+var sourceModules = []string{"k8s.io/api", "k8s.io/apimachinery", "k8s.io/apiextensions-apiserver"}
 
 func main() {
 	out := flag.String("o", "zz_generated.markers.go", "file to write the table to")
@@ -31,25 +32,26 @@ func run(out string) error {
 	if err != nil {
 		return err
 	}
-	src, err := generate(mods[0], mods[1])
+	src, err := generate(mods[0], mods[1], mods[2])
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(out, src, 0o644)
 }
 
-// generate returns the Go source of the table for the given k8s.io/api
-// and k8s.io/apimachinery modules.
-func generate(api, machinery module) ([]byte, error) {
+// generate returns the Go source of the table for the given k8s.io/api,
+// k8s.io/apimachinery and k8s.io/apiextensions-apiserver modules.
+func generate(api, machinery, extensions module) ([]byte, error) {
 	pkgs, err := apiPackages(api, machinery)
 	if err != nil {
 		return nil, err
 	}
+	pkgs = append(pkgs, moduleSubPackages(extensions, extensionsPackages)...)
 	table, err := collect(pkgs)
 	if err != nil {
 		return nil, err
 	}
-	return render(table, []module{api, machinery})
+	return render(table, []module{api, machinery, extensions})
 }
 
 // collect merges the markers of every package into one table.

@@ -64,6 +64,22 @@ var machineryPackages = []string{
 	"pkg/version",
 }
 
+// extensionsPackages are the k8s.io/apiextensions-apiserver API packages
+// whose types kapi serves (CustomResourceDefinitions).
+var extensionsPackages = []string{"pkg/apis/apiextensions/v1"}
+
+// moduleSubPackages lists the given packages of mod.
+func moduleSubPackages(mod module, rels []string) []sourcePackage {
+	pkgs := make([]sourcePackage, 0, len(rels))
+	for _, p := range rels {
+		pkgs = append(pkgs, sourcePackage{
+			ImportPath: path.Join(mod.Path, p),
+			Dir:        filepath.Join(mod.Dir, filepath.FromSlash(p)),
+		})
+	}
+	return pkgs
+}
+
 // versionDir matches the version directories of k8s.io/api (v1,
 // v1beta2, v1alpha3, ...).
 var versionDir = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
@@ -96,11 +112,5 @@ func apiPackages(api, machinery module) ([]sourcePackage, error) {
 	if len(pkgs) == 0 {
 		return nil, fmt.Errorf("no group/version packages under %s", api.Dir)
 	}
-	for _, p := range machineryPackages {
-		pkgs = append(pkgs, sourcePackage{
-			ImportPath: path.Join(machinery.Path, p),
-			Dir:        filepath.Join(machinery.Dir, filepath.FromSlash(p)),
-		})
-	}
-	return pkgs, nil
+	return append(pkgs, moduleSubPackages(machinery, machineryPackages)...), nil
 }

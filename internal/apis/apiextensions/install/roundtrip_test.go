@@ -1,10 +1,13 @@
-package v1
+package install
 
 import (
 	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"sigs.k8s.io/yaml"
 )
 
@@ -47,8 +50,11 @@ status:
   storedVersions: [v1]
 `
 
+// TestRoundTrip reads a CRD written as users write them and checks that
+// JSON and protobuf (through the scheme's codecs, as storage and clients
+// use them) give it back unchanged.
 func TestRoundTrip(t *testing.T) {
-	var crd CustomResourceDefinition
+	var crd apiextensionsv1.CustomResourceDefinition
 	if err := yaml.UnmarshalStrict([]byte(crdYAML), &crd); err != nil {
 		t.Fatal(err)
 	}
@@ -64,12 +70,40 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("DeepCopy differs:\n%s", diff)
 	}
 	a, _ := json.Marshal(&crd)
-	var again CustomResourceDefinition
+	var again apiextensionsv1.CustomResourceDefinition
 	if err := json.Unmarshal(a, &again); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(&again)
 	if string(a) != string(b) {
 		t.Errorf("JSON round trip changed:\n%s\n%s", a, b)
+	}
+	scheme := runtime.NewScheme()
+	if err := Install(scheme); err != nil {
+		t.Fatal(err)
+	}
+	codecs := serializer.NewCodecFactory(scheme)
+	// Decoding defaults, so the object read back is the defaulted one.
+	want := crd.DeepCopy()
+	scheme.Default(want)
+	for _, mediaType := range []string{runtime.ContentTypeJSON, runtime.ContentTypeProtobuf, runtime.ContentTypeYAML} {
+		info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), mediaType)
+		if !ok {
+			t.Fatalf("no serializer for %s", mediaType)
+		}
+		codec := codecs.CodecForVersions(info.Serializer, codecs.UniversalDecoder(apiextensionsv1.SchemeGroupVersion), apiextensionsv1.SchemeGroupVersion, apiextensionsv1.SchemeGroupVersion)
+		data, err := runtime.Encode(codec, &crd)
+		if err != nil {
+			t.Fatalf("%s: encode: %v", mediaType, err)
+		}
+		obj, err := runtime.Decode(codec, data)
+		if err != nil {
+			t.Fatalf("%s: decode: %v", mediaType, err)
+		}
+		got := obj.(*apiextensionsv1.CustomResourceDefinition)
+		got.TypeMeta = crd.TypeMeta
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s round trip differs (-want +got):\n%s", mediaType, diff)
+		}
 	}
 }
