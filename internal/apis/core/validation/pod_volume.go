@@ -183,20 +183,30 @@ func validatePodDownwardAPIFiles(items []corev1.DownwardAPIVolumeFile, fldPath *
 
 func validatePodProjected(pv *corev1.ProjectedVolumeSource, fldPath *field.Path) field.ErrorList {
 	allErrs := validatePodFileMode(pv.DefaultMode, fldPath.Child("defaultMode"))
+	paths := &projectedPaths{seen: sets.New[string](), fldPath: fldPath}
 	for i, s := range pv.Sources {
 		p := fldPath.Child("sources").Index(i)
 		count := 0
 		if s.Secret != nil {
 			count++
 			allErrs = append(allErrs, validatePodKeyToPaths(s.Secret.Items, p.Child("secret", "items"))...)
+			for _, kp := range s.Secret.Items {
+				allErrs = append(allErrs, paths.add(kp.Path, s.Secret.Name)...)
+			}
 		}
 		if s.ConfigMap != nil {
 			count++
 			allErrs = append(allErrs, validatePodKeyToPaths(s.ConfigMap.Items, p.Child("configMap", "items"))...)
+			for _, kp := range s.ConfigMap.Items {
+				allErrs = append(allErrs, paths.add(kp.Path, s.ConfigMap.Name)...)
+			}
 		}
 		if s.DownwardAPI != nil {
 			count++
 			allErrs = append(allErrs, validatePodDownwardAPIFiles(s.DownwardAPI.Items, p.Child("downwardAPI", "items"))...)
+			for _, f := range s.DownwardAPI.Items {
+				allErrs = append(allErrs, paths.add(f.Path, f.Path)...)
+			}
 		}
 		if s.ServiceAccountToken != nil {
 			count++
@@ -204,11 +214,13 @@ func validatePodProjected(pv *corev1.ProjectedVolumeSource, fldPath *field.Path)
 		}
 		if s.ClusterTrustBundle != nil {
 			count++
+			allErrs = append(allErrs, validatePodClusterTrustBundleProjection(s.ClusterTrustBundle, paths, p.Child("clusterTrustBundle"))...)
 		}
 		if s.PodCertificate != nil {
 			count++
+			allErrs = append(allErrs, validatePodCertificateProjection(s.PodCertificate, paths, p.Child("podCertificate"))...)
 		}
-		if count != 1 {
+		if count > 1 {
 			allErrs = append(allErrs, field.Forbidden(p, "may not specify more than 1 volume type per source"))
 		}
 	}
