@@ -115,6 +115,28 @@ func TestValidatePodUpstreamRules(t *testing.T) {
 		}, []string{"spec.topologySpreadConstraints[0].maxSkew: Invalid value", "spec.topologySpreadConstraints[0].minDomains: Invalid value",
 			"spec.topologySpreadConstraints[1]: Duplicate value", "spec.topologySpreadConstraints[2].topologyKey: Required value",
 			"spec.topologySpreadConstraints[2].whenUnsatisfiable: Unsupported value"}, "must be greater than zero"},
+		{"node affinity", func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn}},
+				}}},
+				PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{Weight: 101}},
+			}}
+		}, []string{"spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value",
+			"spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Required value"},
+			"must be specified when `operator` is 'In' or 'NotIn'"},
+		{"node affinity without terms", func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{}}}
+		}, []string{"spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value"}, ""},
+		{"pod anti-affinity topology key", func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{LabelSelector: &metav1.LabelSelector{}}}}}
+		}, []string{"spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value"}, "can not be empty"},
+		{"os name", func(p *corev1.Pod) { p.Spec.OS = &corev1.PodOS{Name: "plan9"} },
+			[]string{"spec.os.name: Unsupported value"}, ""},
+		{"recursive read-only needs readOnly", func(p *corev1.Pod) {
+			p.Spec.Containers[0].VolumeMounts[0].RecursiveReadOnly = ptr.To(corev1.RecursiveReadOnlyEnabled)
+		}, []string{"spec.containers[0].volumeMounts[0].recursiveReadOnly: Forbidden"}, "may only be specified when readOnly is true"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

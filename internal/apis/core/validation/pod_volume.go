@@ -308,6 +308,30 @@ func validatePodVolumeMounts(mounts []corev1.VolumeMount, volumes map[string]cor
 					corev1.MountPropagationBidirectional, corev1.MountPropagationHostToContainer, corev1.MountPropagationNone}))
 			}
 		}
+		allErrs = append(allErrs, validateMountRecursiveReadOnly(m, p.Child("recursiveReadOnly"))...)
+	}
+	return allErrs
+}
+
+// validateMountRecursiveReadOnly: a recursively read-only mount must be
+// read-only and must not propagate mounts.
+func validateMountRecursiveReadOnly(m corev1.VolumeMount, fldPath *field.Path) field.ErrorList {
+	if m.RecursiveReadOnly == nil {
+		return nil
+	}
+	var allErrs field.ErrorList
+	switch *m.RecursiveReadOnly {
+	case corev1.RecursiveReadOnlyDisabled:
+	case corev1.RecursiveReadOnlyEnabled, corev1.RecursiveReadOnlyIfPossible:
+		if !m.ReadOnly {
+			allErrs = append(allErrs, field.Forbidden(fldPath, "may only be specified when readOnly is true"))
+		}
+		if m.MountPropagation != nil && *m.MountPropagation != corev1.MountPropagationNone {
+			allErrs = append(allErrs, field.Forbidden(fldPath, "may only be specified when mountPropagation is None or not specified"))
+		}
+	default:
+		allErrs = append(allErrs, field.NotSupported(fldPath, *m.RecursiveReadOnly, []corev1.RecursiveReadOnlyMode{
+			corev1.RecursiveReadOnlyDisabled, corev1.RecursiveReadOnlyEnabled, corev1.RecursiveReadOnlyIfPossible}))
 	}
 	return allErrs
 }
