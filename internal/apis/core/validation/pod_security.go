@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 
@@ -24,11 +25,16 @@ var sysctlNameRegexp = regexp.MustCompile("^" + sysctlContainSlashFmt + "$")
 // upstream's paths: user and group ids, fsGroupChangePolicy, seccomp,
 // and sysctls (which the host namespaces the pod shares rule out).
 func validatePodSecurityContext(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if spec.ShareProcessNamespace != nil && *spec.ShareProcessNamespace && spec.HostPID {
+		// Upstream's internal type keeps both under securityContext.
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("shareProcessNamespace"), *spec.ShareProcessNamespace,
+			"ShareProcessNamespace and HostPID cannot both be enabled"))
+	}
 	sc := spec.SecurityContext
 	if sc == nil {
-		return nil
+		return allErrs
 	}
-	var allErrs field.ErrorList
 	invalid := func(path *field.Path, v any, msgs []string) {
 		for _, msg := range msgs {
 			allErrs = append(allErrs, field.Invalid(path, v, msg))
@@ -45,11 +51,6 @@ func validatePodSecurityContext(spec *corev1.PodSpec, fldPath *field.Path) field
 	}
 	for i, gid := range sc.SupplementalGroups {
 		invalid(fldPath.Child("supplementalGroups").Index(i), gid, utilvalidation.IsValidGroupID(gid))
-	}
-	if spec.ShareProcessNamespace != nil && *spec.ShareProcessNamespace && spec.HostPID {
-		// Upstream's internal type keeps both under securityContext.
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("shareProcessNamespace"), *spec.ShareProcessNamespace,
-			"ShareProcessNamespace and HostPID cannot both be enabled"))
 	}
 	if p := sc.FSGroupChangePolicy; p != nil {
 		switch *p {
@@ -74,7 +75,7 @@ func validateSysctls(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList 
 			allErrs = append(allErrs, field.Required(namePath, ""))
 		case len(s.Name) > sysctlMaxLength || !sysctlNameRegexp.MatchString(s.Name):
 			allErrs = append(allErrs, field.Invalid(namePath, s.Name,
-				fmt.Sprintf("must have at most %d characters and match regex %s", sysctlMaxLength, sysctlContainSlashFmt)))
+				fmt.Sprintf("must have at most %d characters and match regex %s", sysctlMaxLength, sysctlNameRegexp)))
 		case seen[s.Name]:
 			allErrs = append(allErrs, field.Duplicate(namePath, s.Name))
 		}
@@ -105,8 +106,8 @@ func sysctlNamespace(name string) string {
 		}, name)
 	}
 	switch name {
-	case "kernel.sem", "kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced",
-		"kernel.msgmax", "kernel.msgmnb", "kernel.msgmni":
+	case "kernel.sem", "kernel.shm", "kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced",
+		"kernel.msg", "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni":
 		return "ipc"
 	}
 	switch {
@@ -118,29 +119,34 @@ func sysctlNamespace(name string) string {
 	return ""
 }
 
-// validateSeccompProfile: a Localhost profile names its file, the other
-// types name none.
+// validateSeccompProfile: a known type; a Localhost profile names a
+// relative file, the other types name none.
 func validateSeccompProfile(p *corev1.SeccompProfile, fldPath *field.Path) field.ErrorList {
 	if p == nil {
 		return nil
 	}
 	var allErrs field.ErrorList
 	switch p.Type {
-	case corev1.SeccompProfileTypeLocalhost:
-		if p.LocalhostProfile == nil {
-			allErrs = append(allErrs, field.Required(fldPath.Child("localhostProfile"), "must be set when seccomp type is Localhost"))
-		} else {
-			allErrs = append(allErrs, validatePodRelativePath(*p.LocalhostProfile, fldPath.Child("localhostProfile"))...)
-		}
-	case corev1.SeccompProfileTypeRuntimeDefault, corev1.SeccompProfileTypeUnconfined:
-		if p.LocalhostProfile != nil {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("localhostProfile"), p.LocalhostProfile, "can only be set when seccomp type is Localhost"))
-		}
+	case corev1.SeccompProfileTypeLocalhost, corev1.SeccompProfileTypeRuntimeDefault, corev1.SeccompProfileTypeUnconfined:
 	case "":
-		allErrs = append(allErrs, field.Required(fldPath.Child("type"), ""))
+		allErrs = append(allErrs, field.Required(fldPath.Child("type"), "type is required when seccompProfile is set"))
 	default:
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("type"), p.Type, []corev1.SeccompProfileType{
 			corev1.SeccompProfileTypeLocalhost, corev1.SeccompProfileTypeRuntimeDefault, corev1.SeccompProfileTypeUnconfined}))
+	}
+	lp := fldPath.Child("localhostProfile")
+	switch {
+	case p.Type == corev1.SeccompProfileTypeLocalhost && p.LocalhostProfile == nil:
+		allErrs = append(allErrs, field.Required(lp, "must be set when seccomp type is Localhost"))
+	case p.Type == corev1.SeccompProfileTypeLocalhost:
+		if path.IsAbs(*p.LocalhostProfile) {
+			allErrs = append(allErrs, field.Invalid(lp, *p.LocalhostProfile, "must be a relative path"))
+		}
+		if podHasBacksteps(*p.LocalhostProfile) {
+			allErrs = append(allErrs, field.Invalid(lp, *p.LocalhostProfile, "must not contain '..'"))
+		}
+	case p.LocalhostProfile != nil:
+		allErrs = append(allErrs, field.Invalid(lp, p, "can only be set when seccomp type is Localhost"))
 	}
 	return allErrs
 }

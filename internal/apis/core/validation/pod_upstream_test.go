@@ -36,7 +36,7 @@ func TestValidatePodUpstreamRules(t *testing.T) {
 				corev1.Sysctl{Name: "net/ipv4/conf/eth0.100/rp_filter", Value: "1"}, corev1.Sysctl{Name: "kernel.shm_rmid_forced", Value: "0"})
 		}, nil, ""},
 		{"sysctl name", func(p *corev1.Pod) { sysctls(p, corev1.Sysctl{Name: "Net.IPv4..x", Value: "1"}) },
-			[]string{"spec.securityContext.sysctls[0].name: Invalid value"}, "must have at most 253 characters and match regex"},
+			[]string{"spec.securityContext.sysctls[0].name: Invalid value"}, "must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$"},
 		{"sysctl name required", func(p *corev1.Pod) { sysctls(p, corev1.Sysctl{Value: "1"}) },
 			[]string{"spec.securityContext.sysctls[0].name: Required value"}, ""},
 		{"sysctl duplicate", func(p *corev1.Pod) {
@@ -63,6 +63,10 @@ func TestValidatePodUpstreamRules(t *testing.T) {
 		{"seccomp Localhost without a profile", func(p *corev1.Pod) {
 			p.Spec.SecurityContext.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeLocalhost}
 		}, []string{"spec.securityContext.seccompProfile.localhostProfile: Required value"}, ""},
+		{"seccomp type required", func(p *corev1.Pod) {
+			p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{SeccompProfile: &corev1.SeccompProfile{LocalhostProfile: ptr.To("p.json")}}
+		}, []string{"spec.containers[0].securityContext.seccompProfile.localhostProfile: Invalid value",
+			"spec.containers[0].securityContext.seccompProfile.type: Required value"}, "type is required when seccompProfile is set"},
 		{"shareProcessNamespace with hostPID", func(p *corev1.Pod) {
 			p.Spec.ShareProcessNamespace, p.Spec.HostPID = ptr.To(true), true
 		}, []string{"spec.securityContext.shareProcessNamespace: Invalid value"}, "ShareProcessNamespace and HostPID cannot both be enabled"},
