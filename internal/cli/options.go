@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+
 	"github.com/kapi-dev/kapi/internal/controlplane"
 )
 
@@ -54,6 +56,10 @@ type ServeOptions struct {
 
 	// Logging.
 	Verbosity int
+
+	// resolveBindAddress picks the address to advertise for a bind
+	// address (utilnet.ResolveBindAddress); tests replace it.
+	resolveBindAddress func(bind net.IP) (net.IP, error)
 }
 
 // Storage backends `--storage-backend` accepts.
@@ -82,6 +88,7 @@ func NewServeOptions() *ServeOptions {
 		MaxRequestBytes:             3 * 1024 * 1024,
 		serviceOptions:              defaultServiceOptions(),
 		securityOptions:             defaultSecurityOptions(),
+		resolveBindAddress:          utilnet.ResolveBindAddress,
 	}
 }
 
@@ -114,7 +121,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	fs.IntVar(&o.DefaultWatchCacheSize, "default-watch-cache-size", o.DefaultWatchCacheSize, "How many recent events each resource's watch cache keeps for watches that resume from a resourceVersion. Zero disables the watch cache.")
 
 	fs = sets.FlagSet("generic")
-	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to members of the cluster; also added to the serving certificate.")
+	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to members of the cluster (the default/kubernetes endpoints); also added to the serving certificate. If blank, the --bind-address is used; if that is loopback or unspecified, the address of the host's default interface.")
 	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "The maximum number of non-mutating requests in flight at a given time. Zero for no limit.")
 	fs.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInFlight, "The maximum number of mutating requests in flight at a given time. Zero for no limit.")
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "The default duration a handler must keep a request open before timing it out (not for watches).")
@@ -131,6 +138,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 
 // Complete fills the defaults that depend on other flags.
 func (o *ServeOptions) Complete() error {
+	o.defaultAdvertiseAddress()
 	if o.CertDir == "" && o.DataDir != "" {
 		o.CertDir = filepath.Join(o.DataDir, "pki")
 	}
@@ -142,6 +150,27 @@ func (o *ServeOptions) Complete() error {
 		o.DataDir = abs
 	}
 	return nil
+}
+
+// defaultAdvertiseAddress chooses the advertise address as kube-apiserver
+// does when none (or an unspecified one) is given: the bind address, or,
+// when that is loopback or unspecified, the address of the interface
+// holding the host's default route. That address is what the
+// default/kubernetes Endpoints and EndpointSlice carry. Where upstream
+// then refuses to start (no default route), kapi keeps advertising the
+// bind address or loopback, and publishes the service without endpoints.
+func (o *ServeOptions) defaultAdvertiseAddress() {
+	if ip := net.ParseIP(o.AdvertiseAddress); o.AdvertiseAddress != "" && (ip == nil || !ip.IsUnspecified()) {
+		return
+	}
+	bind := net.ParseIP(o.BindAddress)
+	if bind == nil || o.resolveBindAddress == nil {
+		return
+	}
+	o.AdvertiseAddress = ""
+	if ip, err := o.resolveBindAddress(bind); err == nil && ip != nil {
+		o.AdvertiseAddress = ip.String()
+	}
 }
 
 // Validate reports every problem at once, each naming its flag.
@@ -233,8 +262,8 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	}
 	o.serviceOptions.fill(c)
 	o.securityOptions.fill(c)
-	if o.AdvertiseAddress != "" {
-		c.AdvertiseAddress = net.ParseIP(o.AdvertiseAddress)
+	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
+		c.AdvertiseAddress = ip
 	}
 	return c
 }

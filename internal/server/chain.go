@@ -17,7 +17,7 @@ import (
 //  6. warning recorder  outside the timeout, so a 504 keeps earlier warnings
 //  7. wait group        counts requests for draining; 503 while draining
 //  8. timeout           deadline and 504 for non-long-running requests
-//  9. authentication    401
+//  9. authentication    401 (audited on its own: it comes before audit)
 //  10. audit            events per --audit-policy-file
 //  11. impersonation    Impersonate-* headers, each authorized
 //  12. max in flight    429; after authentication so system:masters is known
@@ -42,7 +42,10 @@ func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 		h = filters.WithAudit(h, c.AuditChecker, c.AuditBackend, c.LongRunningFunc)
 	}
 	if c.Authentication != nil {
-		h = filters.WithAuthentication(h, c.Authentication, c.Logger)
+		// A refused request never reaches the audit filter below, so
+		// the 401 is audited where it is written.
+		failed := filters.WithFailedAuthenticationAudit(filters.Unauthorized(), c.AuditChecker, c.AuditBackend)
+		h = filters.WithAuthentication(h, c.Authentication, failed, c.Logger)
 	} else {
 		c.Logger.Warn("authentication is disabled")
 	}

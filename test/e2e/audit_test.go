@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -49,8 +50,10 @@ type auditEvent struct {
 	ObjectRef *struct {
 		Resource, Namespace, Name string
 	} `json:"objectRef"`
+	SourceIPs      []string `json:"sourceIPs"`
 	ResponseStatus *struct {
-		Code int `json:"code"`
+		Code    int    `json:"code"`
+		Message string `json:"message"`
 	} `json:"responseStatus"`
 	RequestObject  json.RawMessage `json:"requestObject"`
 	ResponseObject json.RawMessage `json:"responseObject"`
@@ -90,17 +93,28 @@ func TestAuditLog(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A token nobody knows: 401, audited with no user (the catch-all
+	// Metadata rule matches), as kube-apiserver audits it.
+	anon := rest.AnonymousClientConfig(cfg)
+	anon.BearerToken = "not-a-known-token"
+	anon.UserAgent = "audit-e2e-unauthenticated"
+	_, err := kubernetes.NewForConfigOrDie(anon).CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+	if !apierrors.IsUnauthorized(err) {
+		t.Fatalf("list with an unknown token: %v, want 401 Unauthorized", err)
+	}
+
 	want := []struct{ verb, resource, level string }{
 		{"create", "configmaps", "RequestResponse"},
 		{"get", "configmaps", "RequestResponse"},
 		{"create", "secrets", "Request"},
 		{"list", "pods", "Metadata"},
 	}
-	var events []auditEvent
+	var events, unauth []auditEvent
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		events = readAuditLog(t, logPath, "audit-e2e")
-		if len(events) >= len(want) || time.Now().After(deadline) {
+		unauth = readAuditLog(t, logPath, "audit-e2e-unauthenticated")
+		if (len(events) >= len(want) && len(unauth) >= 1) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -126,6 +140,21 @@ func TestAuditLog(t *testing.T) {
 		if (len(e.ResponseObject) > 0) != (w.level == "RequestResponse") {
 			t.Errorf("event %d (%s %s at %s): responseObject present = %v", i, w.verb, w.resource, w.level, len(e.ResponseObject) > 0)
 		}
+	}
+
+	if len(unauth) != 1 {
+		t.Fatalf("%d audit events for the request with an unknown token, want 1: %+v", len(unauth), unauth)
+	}
+	e := unauth[0]
+	if e.Stage != "ResponseStarted" || e.Level != "Metadata" || e.Verb != "list" || e.AuditID == "" ||
+		e.RequestURI != "/api/v1/namespaces/default/pods" || len(e.SourceIPs) == 0 {
+		t.Errorf("event of the failed authentication: %+v", e)
+	}
+	if e.User.Username != "" || e.ObjectRef == nil || e.ObjectRef.Resource != "pods" {
+		t.Errorf("user %q objectRef %+v, want no user and pods", e.User.Username, e.ObjectRef)
+	}
+	if e.ResponseStatus == nil || e.ResponseStatus.Code != 401 || e.ResponseStatus.Message != "Authentication failed, attempted: bearer" {
+		t.Errorf("responseStatus %+v, want code 401 naming the bearer token", e.ResponseStatus)
 	}
 }
 

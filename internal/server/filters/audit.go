@@ -234,7 +234,12 @@ func (w *auditWriter) processCode(code int) {
 	w.code = code
 	w.mu.Unlock()
 	w.rec.Update(func(e *auditv1.Event) {
-		e.ResponseStatus = &metav1.Status{Code: int32(code)}
+		// A status set before the response (a failed authentication's
+		// message) keeps what it says.
+		if e.ResponseStatus == nil {
+			e.ResponseStatus = &metav1.Status{}
+		}
+		e.ResponseStatus.Code = int32(code)
 	})
 	if w.longRunning {
 		w.rec.ProcessStage(auditv1.StageResponseStarted, w.now())

@@ -42,7 +42,7 @@ func TestWithAuthentication(t *testing.T) {
 			req := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
 			req.Header.Set("Authorization", "Bearer secret")
 			rec := httptest.NewRecorder()
-			WithAuthentication(inner, tt.auth, nil).ServeHTTP(rec, req)
+			WithAuthentication(inner, tt.auth, nil, nil).ServeHTTP(rec, req)
 			if rec.Code != tt.wantCode {
 				t.Fatalf("code = %d, want %d", rec.Code, tt.wantCode)
 			}

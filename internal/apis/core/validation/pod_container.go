@@ -179,6 +179,7 @@ func validatePodContainerCommon(c *corev1.Container, volumes map[string]corev1.V
 			[]corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever}))
 	}
 	allErrs = append(allErrs, validatePodResources(&c.Resources, path.Child("resources"))...)
+	allErrs = append(allErrs, validateContainerSecurityContext(c.SecurityContext, path.Child("securityContext"))...)
 	return allErrs
 }
 

@@ -183,20 +183,30 @@ func validatePodDownwardAPIFiles(items []corev1.DownwardAPIVolumeFile, fldPath *
 
 func validatePodProjected(pv *corev1.ProjectedVolumeSource, fldPath *field.Path) field.ErrorList {
 	allErrs := validatePodFileMode(pv.DefaultMode, fldPath.Child("defaultMode"))
+	paths := &projectedPaths{seen: sets.New[string](), fldPath: fldPath}
 	for i, s := range pv.Sources {
 		p := fldPath.Child("sources").Index(i)
 		count := 0
 		if s.Secret != nil {
 			count++
 			allErrs = append(allErrs, validatePodKeyToPaths(s.Secret.Items, p.Child("secret", "items"))...)
+			for _, kp := range s.Secret.Items {
+				allErrs = append(allErrs, paths.add(kp.Path, s.Secret.Name)...)
+			}
 		}
 		if s.ConfigMap != nil {
 			count++
 			allErrs = append(allErrs, validatePodKeyToPaths(s.ConfigMap.Items, p.Child("configMap", "items"))...)
+			for _, kp := range s.ConfigMap.Items {
+				allErrs = append(allErrs, paths.add(kp.Path, s.ConfigMap.Name)...)
+			}
 		}
 		if s.DownwardAPI != nil {
 			count++
 			allErrs = append(allErrs, validatePodDownwardAPIFiles(s.DownwardAPI.Items, p.Child("downwardAPI", "items"))...)
+			for _, f := range s.DownwardAPI.Items {
+				allErrs = append(allErrs, paths.add(f.Path, f.Path)...)
+			}
 		}
 		if s.ServiceAccountToken != nil {
 			count++
@@ -204,11 +214,13 @@ func validatePodProjected(pv *corev1.ProjectedVolumeSource, fldPath *field.Path)
 		}
 		if s.ClusterTrustBundle != nil {
 			count++
+			allErrs = append(allErrs, validatePodClusterTrustBundleProjection(s.ClusterTrustBundle, paths, p.Child("clusterTrustBundle"))...)
 		}
 		if s.PodCertificate != nil {
 			count++
+			allErrs = append(allErrs, validatePodCertificateProjection(s.PodCertificate, paths, p.Child("podCertificate"))...)
 		}
-		if count != 1 {
+		if count > 1 {
 			allErrs = append(allErrs, field.Forbidden(p, "may not specify more than 1 volume type per source"))
 		}
 	}
@@ -296,6 +308,30 @@ func validatePodVolumeMounts(mounts []corev1.VolumeMount, volumes map[string]cor
 					corev1.MountPropagationBidirectional, corev1.MountPropagationHostToContainer, corev1.MountPropagationNone}))
 			}
 		}
+		allErrs = append(allErrs, validateMountRecursiveReadOnly(m, p.Child("recursiveReadOnly"))...)
+	}
+	return allErrs
+}
+
+// validateMountRecursiveReadOnly: a recursively read-only mount must be
+// read-only and must not propagate mounts.
+func validateMountRecursiveReadOnly(m corev1.VolumeMount, fldPath *field.Path) field.ErrorList {
+	if m.RecursiveReadOnly == nil {
+		return nil
+	}
+	var allErrs field.ErrorList
+	switch *m.RecursiveReadOnly {
+	case corev1.RecursiveReadOnlyDisabled:
+	case corev1.RecursiveReadOnlyEnabled, corev1.RecursiveReadOnlyIfPossible:
+		if !m.ReadOnly {
+			allErrs = append(allErrs, field.Forbidden(fldPath, "may only be specified when readOnly is true"))
+		}
+		if m.MountPropagation != nil && *m.MountPropagation != corev1.MountPropagationNone {
+			allErrs = append(allErrs, field.Forbidden(fldPath, "may only be specified when mountPropagation is None or not specified"))
+		}
+	default:
+		allErrs = append(allErrs, field.NotSupported(fldPath, *m.RecursiveReadOnly, []corev1.RecursiveReadOnlyMode{
+			corev1.RecursiveReadOnlyDisabled, corev1.RecursiveReadOnlyEnabled, corev1.RecursiveReadOnlyIfPossible}))
 	}
 	return allErrs
 }

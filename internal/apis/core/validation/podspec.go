@@ -31,6 +31,20 @@ func ValidatePodSpec(spec *corev1.PodSpec, podMeta *metav1.ObjectMeta, fldPath *
 	allErrs = append(allErrs, validatePodSchedulingGates(spec.SchedulingGates, fldPath.Child("schedulingGates"))...)
 	allErrs = append(allErrs, validatePodHostNetworkPorts(spec, fldPath.Child("containers"))...)
 	allErrs = append(allErrs, validatePodNames(spec, fldPath)...)
+	allErrs = append(allErrs, validatePodSecurityContext(spec, fldPath.Child("securityContext"))...)
+	allErrs = append(allErrs, validatePodHostAliases(spec.HostAliases, fldPath.Child("hostAliases"))...)
+	allErrs = append(allErrs, validatePodDNSConfig(spec, fldPath.Child("dnsConfig"))...)
+	allErrs = append(allErrs, validatePodTopologySpreadConstraints(spec.TopologySpreadConstraints, fldPath.Child("topologySpreadConstraints"))...)
+	allErrs = append(allErrs, validatePodAffinity(spec.Affinity, fldPath.Child("affinity"))...)
+	if spec.OS != nil {
+		switch spec.OS.Name {
+		case corev1.Linux, corev1.Windows:
+		case "":
+			allErrs = append(allErrs, field.Required(fldPath.Child("os", "name"), ""))
+		default:
+			allErrs = append(allErrs, field.NotSupported(fldPath.Child("os", "name"), spec.OS.Name, []corev1.OSName{corev1.Linux, corev1.Windows}))
+		}
+	}
 	if spec.ActiveDeadlineSeconds != nil {
 		if v := *spec.ActiveDeadlineSeconds; v < 1 || v > math.MaxInt32 {
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("activeDeadlineSeconds"), v, utilvalidation.InclusiveRangeError(1, math.MaxInt32)))
