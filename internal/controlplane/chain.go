@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
-	"github.com/kapi-dev/kapi/internal/controllers/namespace"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
 	"github.com/kapi-dev/kapi/internal/server"
 	sadiscovery "github.com/kapi-dev/kapi/internal/serviceaccount/discovery"
@@ -124,9 +123,12 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err := addBootstrapHooks(s, c, storage, logger); err != nil {
 		return nil, err
 	}
-	nsController := namespace.New(storage.namespaces, storage.finalize, storage.namespaced, logger.With("controller", "namespace"))
 	if err := s.AddPostStartHook("start-namespace-controller", func(hc server.PostStartHookContext) error {
-		go nsController.Run(hc.Context)
+		c, err := newNamespaceController(hc.LoopbackClientConfig, logger.With("controller", "namespace"))
+		if err != nil {
+			return err
+		}
+		go c.Run(hc.Context)
 		return nil
 	}); err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/internal/controllers/namespace"
 	nsregistry "github.com/kapi-dev/kapi/internal/registry/core/namespace"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
@@ -20,9 +19,6 @@ type coreStorage struct {
 	groups     []rest.APIGroupInfo
 	namespaces *nsregistry.REST
 	finalize   *nsregistry.FinalizeREST
-	// namespaced lists the storage of every namespaced resource, for the
-	// namespace controller.
-	namespaced map[string]namespace.ContentStorage
 }
 
 // newCoreStorage builds the storage of the built-in groups.
@@ -32,47 +28,8 @@ func newCoreStorage(c *Config, scheme *runtime.Scheme, getter generic.RESTOption
 	if err != nil {
 		return nil, err
 	}
-	cs := &coreStorage{groups: groups, namespaces: b.namespaces, finalize: b.finalize, namespaced: namespacedContent(groups)}
+	cs := &coreStorage{groups: groups, namespaces: b.namespaces, finalize: b.finalize}
 	return cs, nil
-}
-
-// namespacedContent is the storage of every namespaced resource that can
-// be listed and emptied, keyed "resource.group", for the namespace
-// controller. A resource served in several versions or groups over one
-// storage is visited once.
-func namespacedContent(groups []rest.APIGroupInfo) map[string]namespace.ContentStorage {
-	out := map[string]namespace.ContentStorage{}
-	seen := map[rest.Storage]bool{}
-	for _, g := range groups {
-		for _, v := range g.Versions {
-			for path, s := range g.Storage[v] {
-				if seen[s] || isSubresource(path) {
-					continue
-				}
-				seen[s] = true
-				scoper, ok := s.(rest.Scoper)
-				content, isContent := s.(namespace.ContentStorage)
-				if !ok || !isContent || !scoper.NamespaceScoped() {
-					continue
-				}
-				key := path
-				if g.Group != "" {
-					key += "." + g.Group
-				}
-				out[key] = content
-			}
-		}
-	}
-	return out
-}
-
-func isSubresource(path string) bool {
-	for _, c := range path {
-		if c == '/' {
-			return true
-		}
-	}
-	return false
 }
 
 // getNamespace reads a namespace for admission.

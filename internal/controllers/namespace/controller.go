@@ -1,251 +1,142 @@
-// Package namespace is the namespace deletion controller: when a namespace is
-// marked for deletion it deletes everything in it, removes the "kubernetes"
-// finalizer, and deletes the namespace for good. kube-apiserver leaves this
-// to kube-controller-manager; kapi runs it in-process so it is useful alone.
+// Package namespace is the namespace deletion controller: when a namespace
+// is marked for deletion it deletes everything in it — every namespaced
+// resource discovery lists at that moment, built-in or custom — reports
+// what remains in the namespace's conditions, and removes the
+// "kubernetes" finalizer, upon which the registry deletes the namespace.
+// kube-apiserver leaves this to kube-controller-manager; kapi runs it
+// in-process (over its loopback client) so it is useful alone.
 package namespace
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
-
-	"github.com/kapi-dev/kapi/internal/endpoints/request"
-	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 )
 
-// NamespaceStorage is what the controller needs of the namespaces resource.
-type NamespaceStorage interface {
-	rest.Getter
-	rest.Lister
-	rest.Watcher
-	rest.GracefulDeleter
-}
+// workers is how many namespaces are emptied at once.
+const workers = 4
 
-// ContentStorage is a namespaced resource whose objects the controller
-// deletes.
-type ContentStorage interface {
-	rest.Lister
-	rest.CollectionDeleter
+// Config is what the controller works with.
+type Config struct {
+	// Client reads and finalizes namespaces and lists pods.
+	Client kubernetes.Interface
+	// Metadata lists and deletes objects of any resource.
+	Metadata metadata.Interface
+	// Discover returns the namespaced resources served now, e.g. a
+	// discovery client's ServerPreferredNamespacedResources.
+	Discover func() ([]*metav1.APIResourceList, error)
+	Logger   *slog.Logger
+	// MinRetry and MaxRetry bound the backoff of a namespace whose
+	// content is not gone yet (defaults 50ms and 60s); while objects wait
+	// for their finalizers the delay never exceeds upstream's interval.
+	MinRetry, MaxRetry time.Duration
 }
 
 // Controller empties and finalizes terminating namespaces.
 type Controller struct {
-	namespaces NamespaceStorage
-	finalize   rest.Updater
-	contents   map[string]ContentStorage
-	logger     *slog.Logger
-	// retry is how long to wait before looking at a namespace again when
-	// content is still being removed (objects with finalizers).
-	retry time.Duration
-
-	mu      sync.Mutex
-	pending map[string]bool
-	wake    chan struct{}
+	client   kubernetes.Interface
+	metadata metadata.Interface
+	discover func() ([]*metav1.APIResourceList, error)
+	logger   *slog.Logger
+	queue    workqueue.TypedDelayingInterface[string]
+	// backoff grows per namespace while its deletion does not finish.
+	backoff workqueue.TypedRateLimiter[string]
 }
 
-// New returns a controller. contents maps resource names to the storage of
-// every namespaced resource.
-func New(namespaces NamespaceStorage, finalize rest.Updater, contents map[string]ContentStorage, logger *slog.Logger) *Controller {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+// New returns a controller.
+func New(c Config) *Controller {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.MinRetry <= 0 {
+		c.MinRetry = 50 * time.Millisecond
+	}
+	if c.MaxRetry <= 0 {
+		c.MaxRetry = time.Minute
 	}
 	return &Controller{
-		namespaces: namespaces,
-		finalize:   finalize,
-		contents:   contents,
-		logger:     logger,
-		retry:      time.Second,
-		pending:    map[string]bool{},
-		wake:       make(chan struct{}, 1),
+		client:   c.Client,
+		metadata: c.Metadata,
+		discover: c.Discover,
+		logger:   c.Logger,
+		queue:    workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Name: "namespace"}),
+		backoff:  workqueue.NewTypedItemExponentialFailureRateLimiter[string](c.MinRetry, c.MaxRetry),
 	}
 }
 
-// Run watches namespaces until ctx is done.
+func (c *Controller) namespaces() corev1client.NamespaceInterface {
+	return c.client.CoreV1().Namespaces()
+}
+
+// Run follows namespaces until ctx is done.
 func (c *Controller) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		c.work(ctx)
-	}()
-	for ctx.Err() == nil {
-		if err := c.watch(ctx); err != nil && ctx.Err() == nil {
-			c.logger.Warn("namespace controller watch ended", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(c.retry):
-			}
-		}
+	defer c.queue.ShutDown()
+	factory := informers.NewSharedInformerFactory(c.client, 0)
+	informer := factory.Core().V1().Namespaces().Informer()
+	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.observe,
+		UpdateFunc: func(_, obj any) { c.observe(obj) },
+	})
+	if err != nil {
+		c.logger.Error("namespace controller not started", "err", err)
+		return
 	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for c.next(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
 	wg.Wait()
 }
 
-// watch lists terminating namespaces, then follows changes.
-func (c *Controller) watch(ctx context.Context) error {
-	list, err := c.namespaces.List(ctx, &metainternalversion.ListOptions{})
-	if err != nil {
-		return err
-	}
-	nsList, ok := list.(*corev1.NamespaceList)
-	if !ok {
-		return fmt.Errorf("unexpected list type %T", list)
-	}
-	for i := range nsList.Items {
-		c.observe(&nsList.Items[i])
-	}
-	w, err := c.namespaces.Watch(ctx, &metainternalversion.ListOptions{ResourceVersion: nsList.ResourceVersion, Watch: true})
-	if err != nil {
-		return err
-	}
-	defer w.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return fmt.Errorf("watch closed")
-			}
-			if ev.Type == watch.Error {
-				return apierrors.FromObject(ev.Object)
-			}
-			obj := ev.Object
-			// The watch cache hands out shared wrappers; read the object inside.
-			if co, ok := obj.(runtime.CacheableObject); ok {
-				obj = co.GetObject()
-			}
-			if ns, ok := obj.(*corev1.Namespace); ok && ev.Type != watch.Deleted {
-				c.observe(ns)
-			}
-		}
+func (c *Controller) observe(obj any) {
+	if ns, ok := obj.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil {
+		c.queue.Add(ns.Name)
 	}
 }
 
-func (c *Controller) observe(ns *corev1.Namespace) {
-	if ns.DeletionTimestamp == nil {
-		return
+// next processes one queued namespace; false when the queue is shut down.
+func (c *Controller) next(ctx context.Context) bool {
+	name, shutdown := c.queue.Get()
+	if shutdown {
+		return false
 	}
-	c.enqueue(ns.Name)
-}
-
-func (c *Controller) enqueue(name string) {
-	c.mu.Lock()
-	c.pending[name] = true
-	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	defer c.queue.Done(name)
+	err := c.sync(ctx, name)
+	if err == nil || ctx.Err() != nil {
+		c.backoff.Forget(name)
+		return true
 	}
-}
-
-// work processes queued namespaces one at a time.
-func (c *Controller) work(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-c.wake:
-		}
-		c.mu.Lock()
-		names := make([]string, 0, len(c.pending))
-		for n := range c.pending {
-			names = append(names, n)
-		}
-		clear(c.pending)
-		c.mu.Unlock()
-		slices.Sort(names)
-		for _, name := range names {
-			if err := c.sync(ctx, name); err != nil && ctx.Err() == nil {
-				c.logger.Info("namespace not finished yet", "namespace", name, "reason", err)
-				time.AfterFunc(c.retry, func() { c.enqueue(name) })
-			}
-		}
+	delay := c.backoff.When(name)
+	var remaining *remainingError
+	if errors.As(err, &remaining) {
+		// Upstream looks again after half the estimate; kapi starts
+		// sooner, because its own clients' finalizers are often quick.
+		delay = min(delay, time.Duration(remaining.estimate/2+1)*time.Second)
+		c.logger.Debug("content remains in the namespace", "namespace", name, "retry", delay)
+	} else {
+		c.logger.Info("namespace deletion failed", "namespace", name, "err", err, "retry", delay)
 	}
-}
-
-// sync moves one terminating namespace a step towards deletion.
-func (c *Controller) sync(ctx context.Context, name string) error {
-	obj, err := c.namespaces.Get(ctx, name, &metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	ns := obj.(*corev1.Namespace)
-	if ns.DeletionTimestamp == nil {
-		return nil
-	}
-	if slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
-		if err := c.deleteContent(ctx, name); err != nil {
-			return err
-		}
-		if err := c.removeFinalizer(ctx, ns); err != nil {
-			return err
-		}
-	}
-	uid := ns.UID
-	_, _, err = c.namespaces.Delete(ctx, name, rest.ValidateAllObjectFunc, &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil
-	}
-	return err
-}
-
-// deleteContent deletes every object in the namespace and reports an error
-// while any remain (objects held by their own finalizers).
-func (c *Controller) deleteContent(ctx context.Context, namespace string) error {
-	nsCtx := request.WithNamespace(ctx, namespace)
-	var remaining []string
-	for name, s := range c.contents {
-		if _, err := s.DeleteCollection(nsCtx, rest.ValidateAllObjectFunc, &metav1.DeleteOptions{}, &metainternalversion.ListOptions{}); err != nil {
-			return fmt.Errorf("deleting %s: %w", name, err)
-		}
-		list, err := s.List(nsCtx, &metainternalversion.ListOptions{})
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", name, err)
-		}
-		if n := meta.LenList(list); n > 0 {
-			remaining = append(remaining, fmt.Sprintf("%s has %d", name, n))
-		}
-	}
-	if len(remaining) > 0 {
-		slices.Sort(remaining)
-		return fmt.Errorf("content remains: %v", remaining)
-	}
-	return nil
-}
-
-func (c *Controller) removeFinalizer(ctx context.Context, ns *corev1.Namespace) error {
-	_, _, err := c.finalize.Update(ctx, ns.Name, dropKubernetesFinalizer{}, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
-	return err
-}
-
-// dropKubernetesFinalizer computes the finalized namespace from the current
-// one, so a concurrent change is retried rather than lost.
-type dropKubernetesFinalizer struct{}
-
-func (dropKubernetesFinalizer) Preconditions() *metav1.Preconditions { return nil }
-
-func (dropKubernetesFinalizer) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
-	ns, ok := old.(*corev1.Namespace)
-	if !ok {
-		return nil, fmt.Errorf("unexpected object %T", old)
-	}
-	ns = ns.DeepCopy()
-	ns.Spec.Finalizers = slices.DeleteFunc(ns.Spec.Finalizers, func(f corev1.FinalizerName) bool {
-		return f == corev1.FinalizerKubernetes
-	})
-	return ns, nil
+	c.queue.AddAfter(name, delay)
+	return true
 }

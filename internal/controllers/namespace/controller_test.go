@@ -2,64 +2,103 @@ package namespace
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kapi-dev/kapi/internal/registry/core/configmap"
-	"github.com/kapi-dev/kapi/internal/registry/core/namespace"
-	"github.com/kapi-dev/kapi/internal/registry/registrytest"
-	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	metadatafake "k8s.io/client-go/metadata/fake"
+	clienttesting "k8s.io/client-go/testing"
 )
 
-// TestDeletesContentThenNamespace marks a namespace with content for
-// deletion and waits for the controller to empty and remove it.
-func TestDeletesContentThenNamespace(t *testing.T) {
-	scheme := registrytest.NewScheme(t)
-	getter := registrytest.NewOptionsGetter(t, scheme)
-	nsREST, _, finalizeREST, err := namespace.NewREST(scheme, getter)
-	if err != nil {
+var gadgets = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}
+
+func gadget(name string, finalizers ...string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "example.com/v1", Kind: "Gadget"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "doomed", Name: name, Finalizers: finalizers},
+	}
+}
+
+// TestControllerEmptiesWhatDiscoveryLists runs the controller over fake
+// clients: the resources discovery names (here a custom one, served
+// without deletecollection) are emptied item by item, a finalizer holds
+// the namespace with upstream's conditions, and once it is gone the
+// "kubernetes" finalizer is removed.
+func TestControllerEmptiesWhatDiscoveryLists(t *testing.T) {
+	now := metav1.Now()
+	ns := &corev1.Namespace{
+		ObjectMeta: metav1.ObjectMeta{Name: "doomed", UID: "u1", DeletionTimestamp: &now},
+		Spec:       corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{corev1.FinalizerKubernetes}},
+		Status:     corev1.NamespaceStatus{Phase: corev1.NamespaceActive},
+	}
+	client := kubefake.NewClientset(ns)
+	scheme := metadatafake.NewTestScheme()
+	if err := metav1.AddMetaToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
-	cmREST, err := configmap.NewREST(scheme, getter)
-	if err != nil {
-		t.Fatal(err)
+	md := metadatafake.NewSimpleMetadataClient(scheme, gadget("free"), gadget("held", "example.com/hold"))
+	// The fake ignores finalizers; a server would keep "held", marked.
+	md.PrependReactor("delete", "gadgets", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		return action.(clienttesting.DeleteAction).GetName() == "held", nil, nil
+	})
+	discover := func() ([]*metav1.APIResourceList, error) {
+		return []*metav1.APIResourceList{{
+			GroupVersion: "example.com/v1",
+			APIResources: []metav1.APIResource{
+				{Name: "gadgets", Namespaced: true, Verbs: []string{"delete", "get", "list"}},
+				{Name: "gadgets/status", Namespaced: true, Verbs: []string{"get", "patch"}},
+			},
+		}}, nil
 	}
+	c := New(Config{Client: client, Metadata: md, Discover: discover, MinRetry: time.Millisecond, MaxRetry: 10 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-
-	if _, err := nsREST.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "doomed"}}, nil, &metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	nsCtx := registrytest.NamespaceContext("doomed")
-	if _, err := cmREST.Create(nsCtx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "content"}}, nil, &metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-
-	c := New(nsREST, finalizeREST, map[string]ContentStorage{"configmaps": cmREST}, nil)
-	c.retry = 10 * time.Millisecond
 	done := make(chan struct{})
-	runCtx, stop := context.WithCancel(ctx)
-	go func() { c.Run(runCtx); close(done) }()
-	t.Cleanup(func() { stop(); <-done })
+	go func() { c.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
 
-	if _, deleted, err := nsREST.Delete(ctx, "doomed", rest.ValidateAllObjectFunc, &metav1.DeleteOptions{}); err != nil || deleted {
-		t.Fatalf("delete: deleted=%v err=%v; want marked only", deleted, err)
-	}
-	for {
-		_, err := nsREST.Get(ctx, "doomed", &metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			break
+	getNS := func(ctx context.Context) *corev1.Namespace {
+		got, err := client.CoreV1().Namespaces().Get(ctx, "doomed", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("namespace never went away: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return got
 	}
-	if _, err := cmREST.Get(nsCtx, "content", &metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		t.Fatalf("content survived its namespace: %v", err)
+	waitFor(t, ctx, "conditions naming the held gadget", func(ctx context.Context) bool {
+		got := getNS(ctx)
+		i := slices.IndexFunc(got.Status.Conditions, func(c corev1.NamespaceCondition) bool {
+			return c.Type == corev1.NamespaceFinalizersRemaining
+		})
+		return got.Status.Phase == corev1.NamespaceTerminating && i >= 0 &&
+			got.Status.Conditions[i].Message == "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances"
+	})
+	if got := getNS(ctx); len(got.Spec.Finalizers) != 1 {
+		t.Fatalf("finalized while content remains: %v", got.Spec.Finalizers)
+	}
+	// Removing the object stands for its finalizer finishing.
+	if err := md.Tracker().Delete(gadgets, "doomed", "held"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the kubernetes finalizer removed", func(ctx context.Context) bool {
+		return len(getNS(ctx).Spec.Finalizers) == 0
+	})
+	if list, err := md.Resource(gadgets).Namespace("doomed").List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != 0 {
+		t.Fatalf("gadgets left: %v (err %v)", list, err)
+	}
+}
+
+func waitFor(t *testing.T, ctx context.Context, what string, cond func(context.Context) bool) {
+	t.Helper()
+	err := wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		return cond(ctx), nil
+	})
+	if err != nil {
+		t.Fatalf("%s: never happened", what)
 	}
 }

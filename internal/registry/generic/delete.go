@@ -20,8 +20,12 @@ import (
 // Status naming the object, or the object itself when ReturnDeletedObject is
 // set. With dryRun=All everything is checked and nothing changes.
 //
-// propagationPolicy is validated but dependents are not touched: the orphan
-// and foregroundDeletion finalizers come with the garbage collector.
+// propagationPolicy (or orphanDependents, or the resource's default
+// policy) is recorded as kube-apiserver does, for a garbage collector to
+// act on: Orphan adds the "orphan" finalizer, Foreground the
+// "foregroundDeletion" finalizer, and the object is kept marked for
+// deletion until they are removed. A later delete may switch between them
+// unless a graceful deletion is already pending.
 func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
 	key, err := s.KeyFunc(ctx, name)
 	if err != nil {
@@ -59,7 +63,10 @@ func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.V
 	preconditions := storagePreconditions(options.Preconditions)
 
 	var mark deletionMark
-	if graceful || len(accessor.GetFinalizers()) > 0 {
+	// The garbage collection finalizers the options ask for are written
+	// with the mark; the object then waits for the collector.
+	gcChange, _ := s.gcFinalizers(ctx, accessor.GetFinalizers(), options)
+	if graceful || gcChange || len(accessor.GetFinalizers()) > 0 {
 		mark, err = s.markForDeletion(ctx, name, key, options, preconditions, deleteValidation, obj)
 		if err != nil || !mark.deleteNow {
 			return mark.out, false, err

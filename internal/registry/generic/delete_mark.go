@@ -35,9 +35,10 @@ type deletionMark struct {
 }
 
 // markForDeletion writes the deletion mark on the current object in one
-// guaranteed update: deletionTimestamp and deletionGracePeriodSeconds, from
-// the graceful strategy or, for an object with finalizers, now and 0. The
-// checks of BeforeDelete run again on the fresh object inside the update.
+// guaranteed update: the garbage collection finalizers the options ask
+// for, deletionTimestamp and deletionGracePeriodSeconds, from the graceful
+// strategy or, for an object with finalizers, now and 0. The checks of
+// BeforeDelete run again on the fresh object inside the update.
 func (s *Store) markForDeletion(ctx context.Context, name, key string, options *metav1.DeleteOptions, preconditions *storage.Preconditions, deleteValidation rest.ValidateObjectFunc, in runtime.Object) (deletionMark, error) {
 	var (
 		mark              deletionMark
@@ -59,6 +60,11 @@ func (s *Store) markForDeletion(ctx context.Context, name, key string, options *
 		m, err := meta.Accessor(existing)
 		if err != nil {
 			return nil, err
+		}
+		// After the pending-graceful check: options cannot change the
+		// finalizers of an object whose grace period is running.
+		if change, finalizers := s.gcFinalizers(ctx, m.GetFinalizers(), options); change {
+			m.SetFinalizers(finalizers)
 		}
 		pendingFinalizers = len(m.GetFinalizers()) > 0
 		if !graceful {

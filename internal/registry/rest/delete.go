@@ -12,6 +12,30 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// GarbageCollectionPolicy is what a resource's deletion does to its
+// dependents when the client names no propagation policy.
+type GarbageCollectionPolicy string
+
+const (
+	// DeleteDependents: dependents are deleted in the background (the
+	// default for resources without a policy).
+	DeleteDependents GarbageCollectionPolicy = "DeleteDependents"
+	// OrphanDependents: dependents are kept, as before server-side garbage
+	// collection existed (core/v1 ReplicationControllers, batch/v1 Jobs).
+	OrphanDependents GarbageCollectionPolicy = "OrphanDependents"
+	// Unsupported: the resource is never garbage collected, so the orphan
+	// and foregroundDeletion finalizers are never set on it (events).
+	Unsupported GarbageCollectionPolicy = "Unsupported"
+)
+
+// GarbageCollectionDeleteStrategy is implemented by the delete strategy of
+// a resource whose default policy is not DeleteDependents.
+type GarbageCollectionDeleteStrategy interface {
+	// DefaultGarbageCollectionPolicy may depend on the request's group
+	// version (the legacy versions of a resource kept orphaning).
+	DefaultGarbageCollectionPolicy(ctx context.Context) GarbageCollectionPolicy
+}
+
 // RESTGracefulDeleteStrategy is implemented by the delete strategy of a
 // resource whose objects linger for a grace period (pods). Resources
 // without it are deleted at once, or marked when finalizers remain.
@@ -32,9 +56,8 @@ type RESTGracefulDeleteStrategy interface {
 // propagationPolicy, an unknown policy), 409 when a precondition does not
 // match obj.
 //
-// Garbage collection (the orphan and foregroundDeletion finalizers that
-// propagationPolicy asks for) is not done here: options are validated and
-// otherwise left for the collector, which is a later part of kapi.
+// The orphan and foregroundDeletion finalizers that propagationPolicy asks
+// for are the generic store's business, not this function's.
 func BeforeDelete(strategy RESTDeleteStrategy, ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) (graceful, gracefulPending bool, err error) {
 	objectMeta, gvk, err := objectMetaAndKind(strategy, obj)
 	if err != nil {

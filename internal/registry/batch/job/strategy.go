@@ -31,14 +31,22 @@ type Strategy struct {
 }
 
 var (
-	_ rest.RESTCreateStrategy  = Strategy{}
-	_ rest.RESTUpdateStrategy  = Strategy{}
-	_ rest.ResetFieldsStrategy = Strategy{}
+	_ rest.GarbageCollectionDeleteStrategy = Strategy{}
+	_ rest.RESTCreateStrategy              = Strategy{}
+	_ rest.RESTUpdateStrategy              = Strategy{}
+	_ rest.ResetFieldsStrategy             = Strategy{}
 )
 
 // NewStrategy returns the job strategy; typer is the server's scheme.
 func NewStrategy(typer runtime.ObjectTyper) Strategy {
 	return Strategy{rest.SpecStatusStrategy{DefaultStrategy: rest.DefaultStrategy{ObjectTyper: typer}}}
+}
+
+// DefaultGarbageCollectionPolicy orphans the pods of a job deleted through
+// batch/v1 without a propagation policy, as upstream keeps for
+// compatibility (kubectl asks for Background explicitly).
+func (Strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.GarbageCollectionPolicy {
+	return rest.OrphanInGroupVersions(ctx, batchv1.SchemeGroupVersion)
 }
 
 // PrepareForCreate generates the selector and pod labels (unless the

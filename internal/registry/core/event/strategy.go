@@ -30,14 +30,22 @@ type Strategy struct {
 }
 
 var (
-	_ rest.RESTCreateStrategy = Strategy{}
-	_ rest.RESTUpdateStrategy = Strategy{}
-	_ rest.RESTDeleteStrategy = Strategy{}
+	_ rest.GarbageCollectionDeleteStrategy = Strategy{}
+	_ rest.RESTCreateStrategy              = Strategy{}
+	_ rest.RESTUpdateStrategy              = Strategy{}
+	_ rest.RESTDeleteStrategy              = Strategy{}
 )
 
 // NewStrategy returns the event strategy; typer is the server's scheme.
 func NewStrategy(typer runtime.ObjectTyper) Strategy {
 	return Strategy{rest.DefaultStrategy{ObjectTyper: typer}}
+}
+
+// DefaultGarbageCollectionPolicy is Unsupported: events are never garbage
+// collected by owner, so deleting one never sets the orphan or
+// foregroundDeletion finalizer.
+func (Strategy) DefaultGarbageCollectionPolicy(context.Context) rest.GarbageCollectionPolicy {
+	return rest.Unsupported
 }
 
 // Validate checks a new event with the rules of the request's API

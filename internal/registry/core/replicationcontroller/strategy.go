@@ -33,10 +33,11 @@ type StatusStrategy struct {
 }
 
 var (
-	_ generic.ResourceStrategy = Strategy{}
-	_ rest.RESTUpdateStrategy  = StatusStrategy{}
-	_ rest.ResetFieldsStrategy = Strategy{}
-	_ rest.ResetFieldsStrategy = StatusStrategy{}
+	_ rest.GarbageCollectionDeleteStrategy = Strategy{}
+	_ generic.ResourceStrategy             = Strategy{}
+	_ rest.RESTUpdateStrategy              = StatusStrategy{}
+	_ rest.ResetFieldsStrategy             = Strategy{}
+	_ rest.ResetFieldsStrategy             = StatusStrategy{}
 )
 
 // NewStrategy returns the replication controller strategy; typer is the
@@ -48,6 +49,13 @@ func NewStrategy(typer runtime.ObjectTyper) Strategy {
 // NewStatusStrategy returns the strategy of replicationcontrollers/status.
 func NewStatusStrategy(typer runtime.ObjectTyper) StatusStrategy {
 	return StatusStrategy{rest.StatusSubresourceStrategy{DefaultStrategy: rest.DefaultStrategy{ObjectTyper: typer}}}
+}
+
+// DefaultGarbageCollectionPolicy orphans the pods of a controller deleted
+// through core/v1 without a propagation policy, as before server-side
+// garbage collection (upstream keeps this for compatibility).
+func (Strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.GarbageCollectionPolicy {
+	return rest.OrphanInGroupVersions(ctx, corev1.SchemeGroupVersion)
 }
 
 // Validate checks a new replication controller.

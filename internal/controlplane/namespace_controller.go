@@ -1,0 +1,41 @@
+package controlplane
+
+import (
+	"log/slog"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/internal/controllers/namespace"
+)
+
+// newNamespaceController builds the namespace controller over the
+// loopback client, as kube-controller-manager runs it against
+// kube-apiserver: discovery tells it which namespaced resources are
+// served at each pass, so custom resources are emptied too.
+func newNamespaceController(loopback *rest.Config, logger *slog.Logger) (*namespace.Controller, error) {
+	cfg := rest.CopyConfig(loopback)
+	cfg.UserAgent = "kapi/namespace-controller"
+	protobuf := rest.CopyConfig(cfg)
+	protobuf.ContentType = "application/vnd.kubernetes.protobuf"
+	cs, err := kubernetes.NewForConfig(protobuf)
+	if err != nil {
+		return nil, err
+	}
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return namespace.New(namespace.Config{
+		Client:   cs,
+		Metadata: md,
+		Discover: dc.ServerPreferredNamespacedResources,
+		Logger:   logger,
+	}), nil
+}
