@@ -84,17 +84,15 @@ func withAudit(next http.Handler, checker audit.Checker, backend audit.Backend, 
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		attrs, err := AttributesFrom(r)
-		if err != nil {
-			WriteStatus(w, apierrors.NewInternalError(errors.New("failed to create audit event")))
+		config, ev, ok := auditPolicyFor(w, r, checker, now)
+		if !ok {
 			return
 		}
-		config := checker.LevelAndStages(attrs)
 		if config.Level.Less(auditv1.LevelMetadata) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		rec := audit.NewRecord(config, backend, newAuditEvent(r, attrs, now()))
+		rec := audit.NewRecord(config, backend, ev)
 		r = r.WithContext(audit.WithRecord(r.Context(), rec))
 		if !rec.ProcessStage(auditv1.StageRequestReceived, now()) {
 			WriteStatus(w, apierrors.NewInternalError(errors.New("failed to store audit event")))
@@ -140,6 +138,22 @@ var bodyVerbs = map[string]bool{"create": true, "update": true, "patch": true, "
 
 func hasBody(r *http.Request) bool {
 	return r.Body != nil && r.Body != http.NoBody
+}
+
+// auditPolicyFor evaluates the policy for r and starts its event; it
+// answers a 500 itself (and returns false) when r's attributes cannot be
+// read.
+func auditPolicyFor(w http.ResponseWriter, r *http.Request, checker audit.Checker, now func() time.Time) (audit.RequestAuditConfig, auditv1.Event, bool) {
+	attrs, err := AttributesFrom(r)
+	if err != nil {
+		WriteStatus(w, apierrors.NewInternalError(errors.New("failed to create audit event")))
+		return audit.RequestAuditConfig{}, auditv1.Event{}, false
+	}
+	config := checker.LevelAndStages(attrs)
+	if config.Level.Less(auditv1.LevelMetadata) {
+		return config, auditv1.Event{}, true
+	}
+	return config, newAuditEvent(r, attrs, now()), true
 }
 
 func newAuditEvent(r *http.Request, attrs authorizer.Attributes, received time.Time) auditv1.Event {

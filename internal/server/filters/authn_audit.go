@@ -1,12 +1,10 @@
 package filters
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/internal/audit"
@@ -29,17 +27,14 @@ func withFailedAuthenticationAudit(failed http.Handler, checker audit.Checker, b
 		return failed
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		attrs, err := AttributesFrom(r)
-		if err != nil {
-			WriteStatus(w, apierrors.NewInternalError(errors.New("failed to create audit event")))
+		config, ev, ok := auditPolicyFor(w, r, checker, now)
+		if !ok {
 			return
 		}
-		config := checker.LevelAndStages(attrs)
 		if config.Level.Less(auditv1.LevelMetadata) {
 			failed.ServeHTTP(w, r)
 			return
 		}
-		ev := newAuditEvent(r, attrs, now())
 		ev.ResponseStatus = &metav1.Status{Message: attemptedAuthentication(r)}
 		rec := audit.NewRecord(config, backend, ev)
 		// The writer sends the event when the code is written.
