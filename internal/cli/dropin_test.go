@@ -205,3 +205,27 @@ func TestKubeAPIServerKeepsGivenServingCert(t *testing.T) {
 		t.Error("apiserver.crt was rewritten")
 	}
 }
+
+func TestWriteEnvtestAssets(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "assets")
+	target := filepath.Join(t.TempDir(), "kapi")
+	for range 2 { // a second run replaces its own links
+		if err := writeEnvtestAssets(dir, target); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		if got, err := os.Readlink(filepath.Join(dir, name)); err != nil || got != target {
+			t.Errorf("%s -> %q, %v; want -> %q", name, got, err, target)
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, "etcd")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "etcd"), []byte("real etcd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeEnvtestAssets(dir, target); err == nil || !strings.Contains(err.Error(), "not a symbolic link") {
+		t.Errorf("error = %v, want a refusal to replace a regular file", err)
+	}
+}

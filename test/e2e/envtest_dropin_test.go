@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"context"
+	"crypto/tls"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +65,20 @@ func TestEnvtestDropIn(t *testing.T) {
 		}
 	})
 
+	// envtest probes health anonymously; upstream's
+	// system:public-info-viewer binding lets RBAC allow that.
+	anon := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	for _, path := range []string{"/healthz", "/livez", "/readyz", "/version"} {
+		resp, err := anon.Get(strings.TrimSuffix(cfg.Host, "/") + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("anonymous GET %s: %d, want 200", path, resp.StatusCode)
+		}
+	}
+
 	c, err := client.New(cfg, client.Options{Scheme: clientgoscheme.Scheme})
 	if err != nil {
 		t.Fatal(err)
@@ -94,4 +111,26 @@ func TestEnvtestDropIn(t *testing.T) {
 		t.Fatalf("envtest Stop: %v", err)
 	}
 	t.Logf("envtest Stop with kapi assets: %v", time.Since(start))
+}
+
+// BenchmarkEnvtestDropIn measures envtest Start and Stop with kapi as the
+// assets; start-ms and stop-ms are per start/stop cycle.
+func BenchmarkEnvtestDropIn(b *testing.B) {
+	assets := dropInAssets(b)
+	var startTotal, stopTotal time.Duration
+	for b.Loop() {
+		env := &envtest.Environment{BinaryAssetsDirectory: assets}
+		t0 := time.Now()
+		if _, err := env.Start(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := env.Stop(); err != nil {
+			b.Fatal(err)
+		}
+		startTotal += t1.Sub(t0)
+		stopTotal += time.Since(t1)
+	}
+	b.ReportMetric(float64(startTotal.Milliseconds())/float64(b.N), "start-ms")
+	b.ReportMetric(float64(stopTotal.Milliseconds())/float64(b.N), "stop-ms")
 }
