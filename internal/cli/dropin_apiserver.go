@@ -23,7 +23,14 @@ const upstreamCertDir = "/var/run/kubernetes"
 type kubeAPIServerOptions struct {
 	*ServeOptions
 	AllowPrivileged bool
+	// kapi never connects to a kubelet: pods/log, exec, attach and
+	// port-forward do not depend on these, so they are accepted and ignored.
+	KubeletClientCertificate, KubeletClientKey, KubeletCertificateAuthority string
+	KubeletPreferredAddressTypes                                            []string
 }
+
+// kubeletFlags are the kubelet connection flags kapi ignores with a warning.
+var kubeletFlags = []string{"kubelet-client-certificate", "kubelet-client-key", "kubelet-certificate-authority", "kubelet-preferred-address-types"}
 
 // newKubeAPIServerOptions returns kube-apiserver's defaults where they
 // differ from kapi's: anonymous requests are on, every request is
@@ -48,6 +55,11 @@ func (o *kubeAPIServerOptions) addFlags(sets *namedFlagSets) {
 	sets.FlagSet("authentication").Lookup("anonymous-auth").Usage = "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated."
 	sets.FlagSet("admission").Lookup("enable-admission-plugins").Usage = "Admission plugins that should be enabled in addition to default enabled ones. Upstream's names are accepted; naming one kapi does not implement is an error. Implemented: " + fmt.Sprint(controlplane.AdmissionPlugins) + "."
 	sets.FlagSet("admission").Lookup("disable-admission-plugins").Usage = "Admission plugins that should be disabled although they are in the default enabled plugins list. Any of upstream's names is accepted."
+	fs := sets.FlagSet("kubelet")
+	fs.StringVar(&o.KubeletClientCertificate, "kubelet-client-certificate", "", "Path to a client cert file for TLS to kubelets. Accepted and ignored: kapi never connects to a kubelet.")
+	fs.StringVar(&o.KubeletClientKey, "kubelet-client-key", "", "Path to a client key file for TLS to kubelets. Accepted and ignored: kapi never connects to a kubelet.")
+	fs.StringVar(&o.KubeletCertificateAuthority, "kubelet-certificate-authority", "", "Path to a cert file for the certificate authority of kubelets. Accepted and ignored: kapi never connects to a kubelet.")
+	fs.StringSliceVar(&o.KubeletPreferredAddressTypes, "kubelet-preferred-address-types", []string{"Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"}, "List of the preferred NodeAddressTypes to use for kubelet connections. Accepted and ignored: kapi never connects to a kubelet.")
 	sets.FlagSet("generic").BoolVar(&o.AllowPrivileged, "allow-privileged", o.AllowPrivileged, "If true, allow privileged containers. kapi never refuses privileged containers, so only true is accepted.")
 }
 
@@ -140,6 +152,11 @@ func (o *kubeAPIServerOptions) acceptIgnored(fs *pflag.FlagSet, logger *slog.Log
 			return errors.New("--allow-privileged=false is not implemented by kapi: it never refuses privileged containers")
 		}
 		logger.Warn("flag accepted but ignored: kapi runs no containers and allows privileged ones", "flag", "--allow-privileged")
+	}
+	for _, name := range kubeletFlags {
+		if fs.Changed(name) {
+			logger.Warn("flag accepted but ignored: kapi never connects to a kubelet", "flag", "--"+name)
+		}
 	}
 	return nil
 }

@@ -229,3 +229,28 @@ func TestWriteEnvtestAssets(t *testing.T) {
 		t.Errorf("error = %v, want a refusal to replace a regular file", err)
 	}
 }
+
+// TestKubeAPIServerAcceptsKubeadmShapedArgs parses the flags of a kubeadm
+// kube-apiserver static pod manifest, less --proxy-client-cert-file and
+// --proxy-client-key-file, which kapi does not implement (refused below).
+// Ignoring the kubelet flags warns once per flag.
+func TestKubeAPIServerAcceptsKubeadmShapedArgs(t *testing.T) {
+	args := readArgs(t, "kubeadm-shaped-kube-apiserver.args", map[string]string{"PKI": "/etc/kubernetes/pki"})
+	o, logs, err := parseKubeAPIServer(t, args)
+	if err != nil {
+		t.Fatalf("kubeadm's arguments refused: %v", err)
+	}
+	for _, flag := range []string{"--allow-privileged", "--kubelet-client-certificate", "--kubelet-client-key", "--kubelet-preferred-address-types"} {
+		if got := strings.Count(logs, "flag="+flag+"\n"); got != 1 {
+			t.Errorf("%d warnings naming %s, want 1:\n%s", got, flag, logs)
+		}
+	}
+	if got := o.Config().Security.DisableAdmissionPlugins; slices.Contains(got, "NodeRestriction") {
+		t.Errorf("NodeRestriction disabled although enabled: %v", got)
+	}
+	for _, flag := range []string{"--proxy-client-cert-file=/x", "--proxy-client-key-file=/x"} {
+		if _, _, err := parseKubeAPIServer(t, []string{flag}); err == nil || !strings.Contains(err.Error(), strings.Split(flag, "=")[0]) {
+			t.Errorf("%s: error = %v, want a refusal naming it", flag, err)
+		}
+	}
+}
