@@ -90,7 +90,9 @@ func newKubeAPIServerCommand(o *kubeAPIServerOptions) *cobra.Command {
 			if err := o.Validate(); err != nil {
 				return fmt.Errorf("invalid flags:\n%w", err)
 			}
-			ctx := signalContext(logger)
+			// A second signal exits at once; the temporary data
+			// directory goes with it.
+			ctx := signalContext(logger, cleanup)
 			cfg := o.Config()
 			cfg.Logger = logger
 			cfg.Out = cmd.OutOrStdout()
