@@ -1,4 +1,6 @@
-// Command kapi is a Kubernetes API server in one binary.
+// Command kapi is a Kubernetes API server in one binary. Installed or
+// symlinked under the name kube-apiserver or etcd it stands in for that
+// binary (see cli.CommandFor).
 package main
 
 import (
@@ -9,7 +11,7 @@ import (
 )
 
 func main() {
-	if err := cli.NewKapiCommand().Execute(); err != nil {
+	if err := cli.CommandFor(os.Args[0]).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}

@@ -17,6 +17,6 @@ func NewKapiCommand() *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newServeCommand(), newVersionCommand(), newBenchCommand())
+	cmd.AddCommand(newServeCommand(), newVersionCommand(), newBenchCommand(), newEnvtestAssetsCommand())
 	return cmd
 }

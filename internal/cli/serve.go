@@ -61,8 +61,9 @@ func newLogger(v int) *slog.Logger {
 }
 
 // signalContext is cancelled by the first SIGTERM or SIGINT, which starts a
-// graceful shutdown; a second signal exits at once.
-func signalContext(logger *slog.Logger) context.Context {
+// graceful shutdown; a second signal runs beforeExit, if given, and exits
+// at once.
+func signalContext(logger *slog.Logger, beforeExit ...func()) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
@@ -72,6 +73,9 @@ func signalContext(logger *slog.Logger) context.Context {
 		cancel()
 		s = <-ch
 		logger.Warn("second signal, exiting now", "signal", s.String())
+		for _, f := range beforeExit {
+			f()
+		}
 		os.Exit(1)
 	}()
 	return ctx

@@ -36,6 +36,13 @@ type Options struct {
 	QuotaBackendBytes int64
 	// UnsafeNoFsync skips fsync. Only for tests: a crash can lose data.
 	UnsafeNoFsync bool
+	// ListenClientURLs, when set, are where etcd serves clients (the
+	// drop-in `etcd` names them); empty picks a free loopback port.
+	// AdvertiseClientURLs default to them.
+	ListenClientURLs, AdvertiseClientURLs []url.URL
+	// ListenPeerURLs, when set with ListenClientURLs, are where etcd
+	// listens for peers; a single member never hears from one.
+	ListenPeerURLs []url.URL
 }
 
 // Server is a running embedded etcd with a client connected to it.
@@ -66,6 +73,14 @@ func StartWithOptions(ctx context.Context, opts Options) (*Server, error) {
 	}
 	// Free ports are picked before etcd binds them, so another process can
 	// take one in between; try again with new ports when that happens.
+	if len(opts.ListenClientURLs) > 0 {
+		// The caller chose the ports; a conflict is theirs to handle.
+		e, err := startEtcd(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return connect(e, opts.Logger)
+	}
 	var lastErr error
 	for range 3 {
 		e, err := startEtcd(ctx, opts)
@@ -96,6 +111,21 @@ func startEtcd(ctx context.Context, opts Options) (*embed.Etcd, error) {
 	cfg.AdvertiseClientUrls = []url.URL{clientURL}
 	cfg.ListenPeerUrls = []url.URL{peerURL}
 	cfg.AdvertisePeerUrls = []url.URL{peerURL}
+	if len(opts.ListenClientURLs) > 0 {
+		cfg.ListenClientUrls = opts.ListenClientURLs
+		cfg.AdvertiseClientUrls = opts.AdvertiseClientURLs
+		if len(cfg.AdvertiseClientUrls) == 0 {
+			cfg.AdvertiseClientUrls = opts.ListenClientURLs
+		}
+		if len(opts.ListenPeerURLs) > 0 {
+			cfg.ListenPeerUrls = opts.ListenPeerURLs
+			// A peer port of 0 is bound at random and cannot be
+			// advertised; the member list only names itself.
+			if opts.ListenPeerURLs[0].Port() != "0" {
+				cfg.AdvertisePeerUrls = opts.ListenPeerURLs
+			}
+		}
+	}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	// A single member elects itself after one election timeout; etcd's
 	// defaults (100 ms ticks, 1 s elections) make that most of the startup
