@@ -45,14 +45,40 @@ func fieldsOf(errs field.ErrorList) []string {
 	return out
 }
 
+// podCase changes a valid pod and names the fields ValidatePod must
+// refuse (sorted) and, if set, a substring of the errors' details.
+type podCase struct {
+	name   string
+	mutate func(p *corev1.Pod)
+	want   []string
+	detail string
+}
+
+func runPodCases(t *testing.T, tests []podCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := validPod()
+			tt.mutate(p)
+			errs := ValidatePod(p)
+			want := tt.want
+			if want == nil {
+				want = []string{}
+			}
+			slices.Sort(want)
+			if diff := cmp.Diff(want, fieldsOf(errs)); diff != "" {
+				t.Fatalf("errors (-want +got):\n%s\n%v", diff, errs)
+			}
+			if tt.detail != "" && !strings.Contains(errs.ToAggregate().Error(), tt.detail) {
+				t.Errorf("errors %v do not say %q", errs, tt.detail)
+			}
+		})
+	}
+}
+
 func TestValidatePod(t *testing.T) {
 	q := resource.MustParse
-	tests := []struct {
-		name   string
-		mutate func(p *corev1.Pod)
-		want   []string
-		detail string // a substring of the first error's detail, if set
-	}{
+	tests := []podCase{
 		{"valid", func(*corev1.Pod) {}, nil, ""},
 		{"no containers", func(p *corev1.Pod) { p.Spec.Containers = nil }, []string{"spec.containers: Required value"}, ""},
 		{"bad name", func(p *corev1.Pod) { p.Name = "Bad_Name" }, []string{"metadata.name: Invalid value"}, ""},
@@ -111,24 +137,7 @@ func TestValidatePod(t *testing.T) {
 			p.Spec.InitContainers = []corev1.Container{c}
 		}, []string{"spec.initContainers[0].readinessProbe: Forbidden"}, ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := validPod()
-			tt.mutate(p)
-			errs := ValidatePod(p)
-			want := tt.want
-			if want == nil {
-				want = []string{}
-			}
-			slices.Sort(want)
-			if diff := cmp.Diff(want, fieldsOf(errs)); diff != "" {
-				t.Fatalf("errors (-want +got):\n%s\n%v", diff, errs)
-			}
-			if tt.detail != "" && !strings.Contains(errs.ToAggregate().Error(), tt.detail) {
-				t.Errorf("errors %v do not say %q", errs, tt.detail)
-			}
-		})
-	}
+	runPodCases(t, tests)
 }
 
 func TestValidatePodUpdate(t *testing.T) {

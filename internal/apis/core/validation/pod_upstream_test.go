@@ -1,11 +1,8 @@
 package validation
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -25,12 +22,7 @@ func TestValidatePodUpstreamRules(t *testing.T) {
 		return corev1.VolumeProjection{PodCertificate: &corev1.PodCertificateProjection{
 			SignerName: signer, KeyType: "ED25519", MaxExpirationSeconds: secs, CredentialBundlePath: "creds.pem"}}
 	}
-	tests := []struct {
-		name   string
-		mutate func(p *corev1.Pod)
-		want   []string
-		detail string
-	}{
+	tests := []podCase{
 		{"valid sysctls", func(p *corev1.Pod) {
 			sysctls(p, corev1.Sysctl{Name: "net.ipv4.ip_local_port_range", Value: "1024 65535"},
 				corev1.Sysctl{Name: "net/ipv4/conf/eth0.100/rp_filter", Value: "1"}, corev1.Sysctl{Name: "kernel.shm_rmid_forced", Value: "0"})
@@ -142,22 +134,5 @@ func TestValidatePodUpstreamRules(t *testing.T) {
 			p.Spec.Containers[0].VolumeMounts[0].RecursiveReadOnly = ptr.To(corev1.RecursiveReadOnlyEnabled)
 		}, []string{"spec.containers[0].volumeMounts[0].recursiveReadOnly: Forbidden"}, "may only be specified when readOnly is true"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := validPod()
-			tt.mutate(p)
-			errs := ValidatePod(p)
-			want := tt.want
-			if want == nil {
-				want = []string{}
-			}
-			slices.Sort(want)
-			if diff := cmp.Diff(want, fieldsOf(errs)); diff != "" {
-				t.Fatalf("errors (-want +got):\n%s\n%v", diff, errs)
-			}
-			if tt.detail != "" && !strings.Contains(errs.ToAggregate().Error(), tt.detail) {
-				t.Errorf("errors %v do not say %q", errs, tt.detail)
-			}
-		})
-	}
+	runPodCases(t, tests)
 }
