@@ -2,16 +2,28 @@ package controlplane
 
 import (
 	"github.com/kapi-dev/kapi/internal/admission"
-	"github.com/kapi-dev/kapi/internal/admission/plugins/namespacelifecycle"
-	"github.com/kapi-dev/kapi/internal/admission/plugins/noderestriction"
 )
+
+// admissionDeps are what admission plugins are built from.
+type admissionDeps struct {
+	config  *Config
+	storage *coreStorage
+	// informers is the server's shared factory; plugins that read other
+	// objects (service accounts, limit ranges, quotas, ...) use its
+	// listers, which the start-shared-informers hook starts.
+	informers *sharedInformers
+}
+
+// admissionPluginFactory builds one named plugin of the chain.
+type admissionPluginFactory func(d *admissionDeps) (any, error)
 
 // AdmissionPlugins are the plugins kapi has, in the order they run; all
 // are on unless --disable-admission-plugins names them.
-var AdmissionPlugins = []string{"NamespaceLifecycle", noderestriction.PluginName}
+var AdmissionPlugins = []string{"NamespaceLifecycle", "NodeRestriction"}
 
 // admissionChain is the admission chain of the core server.
-func admissionChain(c *Config, storage *coreStorage) admission.Chain {
+func admissionChain(d *admissionDeps) (admission.Chain, error) {
+	c := d.config
 	enabled := map[string]bool{}
 	for _, p := range AdmissionPlugins {
 		enabled[p] = true
@@ -22,14 +34,17 @@ func admissionChain(c *Config, storage *coreStorage) admission.Chain {
 	for _, p := range c.Security.DisableAdmissionPlugins {
 		enabled[p] = false
 	}
+	factories := builtinAdmissionFactories()
 	var chain admission.Chain
-	if enabled["NamespaceLifecycle"] {
-		chain = append(chain, namespacelifecycle.New(storage.getNamespace, "default", "kube-system", "kube-public"))
+	for _, name := range AdmissionPlugins {
+		if !enabled[name] {
+			continue
+		}
+		p, err := factories[name](d)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, p)
 	}
-	if enabled[noderestriction.PluginName] {
-		pods := &objectGetter{}
-		pods.bind(storage.groups)
-		chain = append(chain, noderestriction.New(pods.GetPod))
-	}
-	return chain
+	return chain, nil
 }

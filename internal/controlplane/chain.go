@@ -73,7 +73,14 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if deps.authn != nil {
 		deps.authn.objects.bind(storage.groups)
 	}
-	chain := admissionChain(c, storage)
+	informers, err := newSharedInformers(sc.LoopbackClientConfig)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := admissionChain(&admissionDeps{config: c, storage: storage, informers: informers})
+	if err != nil {
+		return nil, err
+	}
 	oapi := newOpenAPIService(scheme)
 	typeConverter := newLazyTypeConverter(oapi.TypeConverter, logger)
 	typeConverter.warm()
@@ -123,14 +130,10 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err := addBootstrapHooks(s, c, storage, logger); err != nil {
 		return nil, err
 	}
-	if err := s.AddPostStartHook("start-namespace-controller", func(hc server.PostStartHookContext) error {
-		c, err := newNamespaceController(hc.LoopbackClientConfig, logger.With("controller", "namespace"))
-		if err != nil {
-			return err
-		}
-		go c.Run(hc.Context)
-		return nil
-	}); err != nil {
+	if err := informers.addHook(s); err != nil {
+		return nil, err
+	}
+	if err := addControllerHooks(s, c, informers, logger); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -1,0 +1,21 @@
+package controlplane
+
+import (
+	"github.com/kapi-dev/kapi/internal/admission/plugins/namespacelifecycle"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/noderestriction"
+)
+
+// builtinAdmissionFactories builds kapi's built-in admission plugins by
+// upstream name.
+func builtinAdmissionFactories() map[string]admissionPluginFactory {
+	return map[string]admissionPluginFactory{
+		namespacelifecycle.PluginName: func(d *admissionDeps) (any, error) {
+			return namespacelifecycle.New(d.storage.getNamespace, "default", "kube-system", "kube-public"), nil
+		},
+		noderestriction.PluginName: func(d *admissionDeps) (any, error) {
+			pods := &objectGetter{}
+			pods.bind(d.storage.groups)
+			return noderestriction.New(pods.GetPod), nil
+		},
+	}
+}

@@ -1,0 +1,44 @@
+package controlplane
+
+import (
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/internal/server"
+)
+
+// sharedInformers is the server's one informer factory over the loopback
+// client. Admission plugins and in-process controllers share it, so each
+// resource is listed and watched once however many parts read it.
+type sharedInformers struct {
+	client  kubernetes.Interface
+	factory informers.SharedInformerFactory
+}
+
+// newSharedInformers builds the factory; nothing is watched until a part
+// asks for an informer and the start hook (or a later Start) runs.
+func newSharedInformers(loopback *rest.Config) (*sharedInformers, error) {
+	cfg := rest.CopyConfig(loopback)
+	cfg.UserAgent = "kapi/shared-informers"
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &sharedInformers{client: client, factory: informers.NewSharedInformerFactory(client, 0)}, nil
+}
+
+// addHook starts the informers asked for so far once the server serves
+// (parts that ask later call factory.Start again) and stops them all when
+// the server shuts down.
+func (si *sharedInformers) addHook(s *server.GenericServer) error {
+	return s.AddPostStartHook("start-shared-informers", func(hc server.PostStartHookContext) error {
+		si.factory.Start(hc.Context.Done())
+		go func() {
+			<-hc.Context.Done()
+			si.factory.Shutdown()
+		}()
+		return nil
+	})
+}
