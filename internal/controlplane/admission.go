@@ -12,6 +12,12 @@ type admissionDeps struct {
 	// objects (service accounts, limit ranges, quotas, ...) use its
 	// listers, which the start-shared-informers hook starts.
 	informers *sharedInformers
+	// authz is the server's authorizer (nil when a test builds the chain
+	// without security); plugins that check permissions use it.
+	authz *authorization
+	// pluginConfig returns the configuration --admission-control-config-file
+	// gives the named plugin, or nil when it gives none.
+	pluginConfig func(name string) ([]byte, error)
 }
 
 // admissionPluginFactory builds one named plugin of the chain.
@@ -33,6 +39,9 @@ func admissionChain(d *admissionDeps) (admission.Chain, error) {
 	}
 	for _, p := range c.Security.DisableAdmissionPlugins {
 		enabled[p] = false
+	}
+	if d.pluginConfig == nil {
+		d.pluginConfig = func(string) ([]byte, error) { return nil, nil }
 	}
 	factories := builtinAdmissionFactories()
 	var chain admission.Chain

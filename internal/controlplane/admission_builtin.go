@@ -8,6 +8,19 @@ import (
 // builtinAdmissionFactories builds kapi's built-in admission plugins by
 // upstream name.
 func builtinAdmissionFactories() map[string]admissionPluginFactory {
+	all := map[string]admissionPluginFactory{}
+	for _, part := range []map[string]admissionPluginFactory{
+		namespaceAdmissionFactories(), podAdmissionFactories(), resourceAdmissionFactories(), policyAdmissionFactories(),
+	} {
+		for name, f := range part {
+			all[name] = f
+		}
+	}
+	return all
+}
+
+// namespaceAdmissionFactories are the plugins about namespaces and nodes.
+func namespaceAdmissionFactories() map[string]admissionPluginFactory {
 	return map[string]admissionPluginFactory{
 		namespacelifecycle.PluginName: func(d *admissionDeps) (any, error) {
 			return namespacelifecycle.New(d.storage.getNamespace, "default", "kube-system", "kube-public"), nil
