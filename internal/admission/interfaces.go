@@ -33,6 +33,10 @@ type Attributes struct {
 	OldObject   runtime.Object
 	DryRun      bool
 	UserInfo    user.Info
+	// Options is the request's options object: CreateOptions,
+	// UpdateOptions or DeleteOptions (meta.k8s.io/v1), or the connect
+	// options (PodExecOptions, ...) of a CONNECT; webhooks receive it.
+	Options runtime.Object
 }
 
 // MutationInterface plugins may change attrs.Object.

@@ -1,45 +1,21 @@
 package cli
 
 import (
-	"fmt"
+	"errors"
 	"slices"
 
 	"github.com/kapi-dev/kapi/internal/admission/plugins/noderestriction"
 	"github.com/kapi-dev/kapi/internal/controlplane"
 )
 
-// upstreamAdmissionPlugins are the admission plugin names kube-apiserver
-// knows (1.37), so the drop-in can tell a name kapi lacks from a typo.
-var upstreamAdmissionPlugins = []string{
-	"AlwaysAdmit", "NamespaceAutoProvision", "NamespaceLifecycle", "NamespaceExists",
-	"LimitPodHardAntiAffinityTopology", "LimitRanger", "ServiceAccount", "NodeRestriction",
-	"TaintNodesByCondition", "AlwaysPullImages", "ImagePolicyWebhook", "PodSecurity",
-	"PodNodeSelector", "Priority", "DefaultTolerationSeconds", "PodTolerationRestriction",
-	"EventRateLimit", "ExtendedResourceToleration", "DefaultStorageClass",
-	"StorageObjectInUseProtection", "PodGroupProtection", "OwnerReferencesPermissionEnforcement",
-	"PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval", "CertificateSigning",
-	"ClusterTrustBundleAttest", "CertificateSubjectRestriction", "DefaultIngressClass",
-	"DenyServiceExternalIPs", "PodTopologyLabels", "PodGroupWorkloadExists",
-	"NodeDeclaredFeatureValidator", "JobValidation", "PodResizeValidator",
-	"MutatingAdmissionPolicy", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
-	"ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny",
-}
-
-// mapAdmissionPlugins turns upstream plugin names into kapi's. Disabling
-// a plugin kapi lacks changes nothing kapi does, so it is accepted;
-// enabling one would promise behaviour kapi lacks, so it is refused by
-// name. NodeRestriction is off unless enabled, as upstream's default list
-// does not hold it.
+// mapAdmissionPlugins applies kube-apiserver's admission defaults to the
+// flags. Names are upstream's; enabling one kapi lacks is refused by name,
+// disabling one is accepted (it changes nothing). kapi serve enables
+// NodeRestriction by default; kube-apiserver's default set lacks it, so
+// the drop-in disables it unless --enable-admission-plugins names it.
 func (o *kubeAPIServerOptions) mapAdmissionPlugins() error {
-	for _, p := range append(slices.Clone(o.EnableAdmissionPlugins), o.DisableAdmissionPlugins...) {
-		if !slices.Contains(upstreamAdmissionPlugins, p) {
-			return fmt.Errorf("admission plugin %q is unknown", p)
-		}
-	}
-	for _, p := range o.EnableAdmissionPlugins {
-		if !slices.Contains(controlplane.AdmissionPlugins, p) {
-			return fmt.Errorf("--enable-admission-plugins: admission plugin %q is not implemented by kapi (it has %v)", p, controlplane.AdmissionPlugins)
-		}
+	if errs := controlplane.ValidateAdmissionPluginNames(o.EnableAdmissionPlugins, o.DisableAdmissionPlugins); len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	var disable []string
 	for _, p := range o.DisableAdmissionPlugins {

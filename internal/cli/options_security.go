@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +35,7 @@ type securityOptions struct {
 	AuthorizationWebhookCacheUnauthTTL     time.Duration
 
 	EnableAdmissionPlugins, DisableAdmissionPlugins []string
+	AdmissionControlConfigFile                      string
 
 	AuditPolicyFile            string
 	AuditLogPath               string
@@ -112,8 +112,9 @@ func (o *securityOptions) addFlags(sets *namedFlagSets) {
 	fs.DurationVar(&o.AuthorizationWebhookCacheUnauthTTL, "authorization-webhook-cache-unauthorized-ttl", o.AuthorizationWebhookCacheUnauthTTL, "The duration to cache 'unauthorized' responses from the webhook authorizer.")
 
 	fs = sets.FlagSet("admission")
-	fs.StringSliceVar(&o.EnableAdmissionPlugins, "enable-admission-plugins", o.EnableAdmissionPlugins, "Admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, NodeRestriction). Known: NamespaceLifecycle, NodeRestriction.")
-	fs.StringSliceVar(&o.DisableAdmissionPlugins, "disable-admission-plugins", o.DisableAdmissionPlugins, "Admission plugins that should be disabled although they are in the default enabled plugins list.")
+	fs.StringSliceVar(&o.EnableAdmissionPlugins, "enable-admission-plugins", o.EnableAdmissionPlugins, "Admission plugins that should be enabled in addition to default enabled ones ("+strings.Join(controlplane.DefaultAdmissionPlugins, ", ")+"). Upstream's names are accepted; naming one kapi does not implement is an error. Implemented, in the order they run: "+strings.Join(controlplane.AdmissionPlugins, ", ")+".")
+	fs.StringSliceVar(&o.DisableAdmissionPlugins, "disable-admission-plugins", o.DisableAdmissionPlugins, "Admission plugins that should be disabled although they are in the default enabled plugins list. Any of upstream's names is accepted.")
+	fs.StringVar(&o.AdmissionControlConfigFile, "admission-control-config-file", o.AdmissionControlConfigFile, "File with admission control configuration (an AdmissionConfiguration).")
 
 	fs = sets.FlagSet("auditing")
 	fs.StringVar(&o.AuditPolicyFile, "audit-policy-file", o.AuditPolicyFile, "Path to the file that defines the audit policy configuration.")
@@ -164,13 +165,7 @@ func (o *securityOptions) validate() []error {
 	if err := modes.Validate(o.AuthorizationModes, o.AuthorizationPolicyFile, o.AuthorizationWebhookConfigFile); err != nil {
 		errs = append(errs, err)
 	}
-	for flag, plugins := range map[string][]string{"enable-admission-plugins": o.EnableAdmissionPlugins, "disable-admission-plugins": o.DisableAdmissionPlugins} {
-		for _, p := range plugins {
-			if !slices.Contains(controlplane.AdmissionPlugins, p) {
-				add("--%s plugin %q is unknown; kapi has %s", flag, p, strings.Join(controlplane.AdmissionPlugins, ", "))
-			}
-		}
-	}
+	errs = append(errs, controlplane.ValidateAdmissionPluginNames(o.EnableAdmissionPlugins, o.DisableAdmissionPlugins)...)
 	if _, err := dynamiccertificates.ParseTLSVersion(o.TLSMinVersion); err != nil {
 		add("--tls-min-version: %v", err)
 	}
@@ -204,6 +199,7 @@ func (o *securityOptions) fill(c *controlplane.Config) {
 		AuthorizationWebhookCacheUnauthTTL:     o.AuthorizationWebhookCacheUnauthTTL,
 		EnableAdmissionPlugins:                 o.EnableAdmissionPlugins,
 		DisableAdmissionPlugins:                o.DisableAdmissionPlugins,
+		AdmissionControlConfigFile:             o.AdmissionControlConfigFile,
 		AuditPolicyFile:                        o.AuditPolicyFile,
 		AuditLogPath:                           o.AuditLogPath,
 		AuditLogMaxAge:                         o.AuditLogMaxAge,

@@ -48,8 +48,8 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		{"audit and admission", func(o *ServeOptions) {
 			o.AuditLogMaxAge = -1
 			o.AuditLogFormat = "legacy"
-			o.EnableAdmissionPlugins = []string{"AlwaysPullImages"}
-		}, []string{"--audit-log-maxage -1 can't be a negative number", `--audit-log-format "legacy"`, `--enable-admission-plugins plugin "AlwaysPullImages" is unknown`}},
+			o.EnableAdmissionPlugins = []string{"NoSuchPlugin", "ImagePolicyWebhook"}
+		}, []string{"--audit-log-maxage -1 can't be a negative number", `--audit-log-format "legacy"`, `--enable-admission-plugins plugin "NoSuchPlugin" is unknown`, `admission plugin "ImagePolicyWebhook" is not implemented by kapi`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

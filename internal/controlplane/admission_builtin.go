@@ -23,7 +23,8 @@ func builtinAdmissionFactories() map[string]admissionPluginFactory {
 func namespaceAdmissionFactories() map[string]admissionPluginFactory {
 	return map[string]admissionPluginFactory{
 		namespacelifecycle.PluginName: func(d *admissionDeps) (any, error) {
-			return namespacelifecycle.New(d.storage.getNamespace, "default", "kube-system", "kube-public"), nil
+			r := newNamespaceReader(d)
+			return &lifecycleWithReader{plugin: namespacelifecycle.New(r.get, "default", "kube-system", "kube-public"), reader: r}, nil
 		},
 		noderestriction.PluginName: func(d *admissionDeps) (any, error) {
 			pods := &objectGetter{}

@@ -77,7 +77,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err != nil {
 		return nil, err
 	}
-	chain, err := admissionChain(&admissionDeps{config: c, storage: storage, informers: informers, authz: deps.authz})
+	chain, err := admissionChain(&admissionDeps{config: c, storage: storage, informers: informers, authz: deps.authz, scheme: scheme})
 	if err != nil {
 		return nil, err
 	}

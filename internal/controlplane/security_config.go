@@ -30,6 +30,9 @@ type SecurityConfig struct {
 
 	// Admission plugins switched on or off beyond the defaults.
 	EnableAdmissionPlugins, DisableAdmissionPlugins []string
+	// AdmissionControlConfigFile is an AdmissionConfiguration file with
+	// per-plugin configuration (--admission-control-config-file).
+	AdmissionControlConfigFile string
 
 	// Audit.
 	AuditPolicyFile            string

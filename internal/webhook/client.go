@@ -202,12 +202,27 @@ func rootPool(bundle []byte) (*x509.CertPool, error) {
 
 // Post sends in as JSON to the webhook and decodes the JSON answer into out.
 func (c *Client) Post(ctx context.Context, in, out any) error {
+	return c.PostWithTimeout(ctx, 0, in, out)
+}
+
+// PostWithTimeout is Post with the call's timeout also passed to the
+// webhook as the ?timeout= query parameter, as upstream's admission
+// webhook client does (zero passes none).
+func (c *Client) PostWithTimeout(ctx context.Context, timeout time.Duration, in, out any) error {
 	fail := func(err error) error { return &ErrCallingWebhook{WebhookName: c.name, Reason: err} }
 	body, err := json.Marshal(in)
 	if err != nil {
 		return fmt.Errorf("encoding the request to webhook %q: %w", c.name, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	target := c.url
+	if timeout > 0 {
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		target += sep + "timeout=" + timeout.String()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return fail(err)
 	}
