@@ -1,6 +1,9 @@
 package controlplane
 
 import (
+	"fmt"
+
+	"github.com/kapi-dev/kapi/internal/admission/plugins/priority"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/serviceaccount"
 )
 
@@ -17,5 +20,18 @@ func podAdmissionFactories() map[string]admissionPluginFactory {
 			}
 			return serviceaccount.New(o), nil
 		},
+		priority.PluginName: func(d *admissionDeps) (any, error) {
+			if d.informers == nil {
+				return nil, errNoInformers(priority.PluginName)
+			}
+			inf := d.informers.factory.Scheduling().V1().PriorityClasses()
+			return priority.New(inf.Lister(), inf.Informer().HasSynced), nil
+		},
 	}
+}
+
+// errNoInformers refuses to build a plugin that reads through the shared
+// informers when the chain was built without them.
+func errNoInformers(plugin string) error {
+	return fmt.Errorf("admission plugin %s needs the shared informers", plugin)
 }

@@ -4,9 +4,14 @@
 package podutil
 
 import (
+	"context"
+	"errors"
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/internal/admission"
 )
@@ -71,4 +76,25 @@ func Containers(spec *corev1.PodSpec) []*corev1.Container {
 		out = append(out, &spec.Containers[i])
 	}
 	return out
+}
+
+// readyTimeout is how long a request waits for a plugin's informers to
+// sync before it is refused, as upstream's admission handlers wait.
+const readyTimeout = 10 * time.Second
+
+// WaitReady waits (bounded by ctx and readyTimeout) until synced reports
+// true; a nil synced is always ready. On false the caller refuses with
+// NotReady.
+func WaitReady(ctx context.Context, synced func() bool) bool {
+	if synced == nil || synced() {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	return cache.WaitForCacheSync(ctx.Done(), synced)
+}
+
+// NotReady is upstream's answer while a plugin's caches fill.
+func NotReady(a *admission.Attributes) error {
+	return Forbidden(a, errors.New("not yet ready to handle request"))
 }
