@@ -3,6 +3,9 @@ package controlplane
 import (
 	"fmt"
 
+	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/internal/admission/plugins/defaulttolerationseconds"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/priority"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/serviceaccount"
 )
@@ -20,6 +23,12 @@ func podAdmissionFactories() map[string]admissionPluginFactory {
 			}
 			return serviceaccount.New(o), nil
 		},
+		defaulttolerationseconds.PluginName: func(d *admissionDeps) (any, error) {
+			pa := d.config.PodAdmission
+			return defaulttolerationseconds.New(
+				ptr.Deref(pa.DefaultNotReadyTolerationSeconds, defaulttolerationseconds.DefaultSeconds),
+				ptr.Deref(pa.DefaultUnreachableTolerationSeconds, defaulttolerationseconds.DefaultSeconds)), nil
+		},
 		priority.PluginName: func(d *admissionDeps) (any, error) {
 			if d.informers == nil {
 				return nil, errNoInformers(priority.PluginName)
@@ -34,4 +43,13 @@ func podAdmissionFactories() map[string]admissionPluginFactory {
 // informers when the chain was built without them.
 func errNoInformers(plugin string) error {
 	return fmt.Errorf("admission plugin %s needs the shared informers", plugin)
+}
+
+// PodAdmissionConfig configures the pod admission plugins; a nil field
+// takes upstream's default.
+type PodAdmissionConfig struct {
+	// DefaultNotReadyTolerationSeconds and DefaultUnreachableTolerationSeconds
+	// bound the NoExecute tolerations DefaultTolerationSeconds adds (300).
+	DefaultNotReadyTolerationSeconds    *int64
+	DefaultUnreachableTolerationSeconds *int64
 }
