@@ -1,11 +1,15 @@
 package controlplane
 
 import (
+	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/internal/admission/plugins/defaulttolerationseconds"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/limitranger"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/priority"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/serviceaccount"
 )
@@ -28,6 +32,24 @@ func podAdmissionFactories() map[string]admissionPluginFactory {
 			return defaulttolerationseconds.New(
 				ptr.Deref(pa.DefaultNotReadyTolerationSeconds, defaulttolerationseconds.DefaultSeconds),
 				ptr.Deref(pa.DefaultUnreachableTolerationSeconds, defaulttolerationseconds.DefaultSeconds)), nil
+		},
+		limitranger.PluginName: func(d *admissionDeps) (any, error) {
+			if d.informers == nil {
+				return nil, errNoInformers(limitranger.PluginName)
+			}
+			client := d.informers.client
+			live := func(ctx context.Context, namespace string) ([]*corev1.LimitRange, error) {
+				l, err := client.CoreV1().LimitRanges(namespace).List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				out := make([]*corev1.LimitRange, len(l.Items))
+				for i := range l.Items {
+					out[i] = &l.Items[i]
+				}
+				return out, nil
+			}
+			return limitranger.New(d.informers.factory.Core().V1().LimitRanges().Lister(), live, nil), nil
 		},
 		priority.PluginName: func(d *admissionDeps) (any, error) {
 			if d.informers == nil {
