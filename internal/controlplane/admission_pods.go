@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/admission/plugins/defaulttolerationseconds"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/limitranger"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/podsecurity"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/priority"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/serviceaccount"
 )
@@ -51,6 +52,7 @@ func podAdmissionFactories() map[string]admissionPluginFactory {
 			}
 			return limitranger.New(d.informers.factory.Core().V1().LimitRanges().Lister(), live, nil), nil
 		},
+		podsecurity.PluginName: newPodSecurity,
 		priority.PluginName: func(d *admissionDeps) (any, error) {
 			if d.informers == nil {
 				return nil, errNoInformers(priority.PluginName)
@@ -74,4 +76,47 @@ type PodAdmissionConfig struct {
 	// bound the NoExecute tolerations DefaultTolerationSeconds adds (300).
 	DefaultNotReadyTolerationSeconds    *int64
 	DefaultUnreachableTolerationSeconds *int64
+}
+
+// newPodSecurity builds PodSecurity from its configuration; namespaces
+// are read from the informer's cache, then from storage (a namespace
+// created a moment ago), and pods are listed live when a namespace's
+// enforce level is tightened (rare enough not to keep every pod cached).
+func newPodSecurity(d *admissionDeps) (any, error) {
+	if d.informers == nil {
+		return nil, errNoInformers(podsecurity.PluginName)
+	}
+	var raw []byte
+	if d.pluginConfig != nil {
+		var err error
+		if raw, err = d.pluginConfig(podsecurity.PluginName); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := podsecurity.ParseConfig(raw)
+	if err != nil {
+		return nil, err
+	}
+	namespaces := d.informers.factory.Core().V1().Namespaces().Lister()
+	client := d.informers.client
+	return podsecurity.New(podsecurity.Options{
+		Config: cfg,
+		GetNamespace: func(ctx context.Context, name string) (*corev1.Namespace, error) {
+			if ns, err := namespaces.Get(name); err == nil {
+				return ns, nil
+			}
+			return d.storage.getNamespace(ctx, name)
+		},
+		ListPods: func(ctx context.Context, namespace string) ([]*corev1.Pod, error) {
+			l, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return nil, err
+			}
+			out := make([]*corev1.Pod, len(l.Items))
+			for i := range l.Items {
+				out[i] = &l.Items[i]
+			}
+			return out, nil
+		},
+	}), nil
 }
