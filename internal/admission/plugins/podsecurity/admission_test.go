@@ -87,8 +87,8 @@ exemptions: {usernames: [ci-bot], namespaces: [exempt], runtimeClasses: [kata]}
 		annotations map[string]string
 	}{
 		{name: "restricted namespace refuses a bare pod",
-			attrs: admission.Attributes{Name: "x", Namespace: "enforced", Resource: podsGVR, Operation: admission.Create, Object: barePod("x")},
-			err:   `pods "x" is forbidden: violates PodSecurity "restricted:latest": ` + restrictedMessage,
+			attrs:       admission.Attributes{Name: "x", Namespace: "enforced", Resource: podsGVR, Operation: admission.Create, Object: barePod("x")},
+			err:         `pods "x" is forbidden: violates PodSecurity "restricted:latest": ` + restrictedMessage,
 			annotations: map[string]string{AnnotationEnforcePolicy: "restricted:latest"}},
 		{name: "warn and audit",
 			attrs:    admission.Attributes{Name: "x", Namespace: "warned", Resource: podsGVR, Operation: admission.Create, Object: privileged},
@@ -126,8 +126,8 @@ exemptions: {usernames: [ci-bot], namespaces: [exempt], runtimeClasses: [kata]}
 		{name: "status is ignored",
 			attrs: admission.Attributes{Name: "x", Namespace: "enforced", Resource: podsGVR, Subresource: "status", Operation: admission.Update, Object: barePod("x"), OldObject: barePod("x")}},
 		{name: "missing namespace",
-			attrs: admission.Attributes{Name: "x", Namespace: "gone", Resource: podsGVR, Operation: admission.Create, Object: barePod("x")},
-			err:   `Internal error occurred: failed to lookup namespace "gone"`,
+			attrs:       admission.Attributes{Name: "x", Namespace: "gone", Resource: podsGVR, Operation: admission.Create, Object: barePod("x")},
+			err:         `Internal error occurred: failed to lookup namespace "gone"`,
 			annotations: map[string]string{AnnotationError: `Internal error occurred: failed to lookup namespace "gone": namespaces "gone" not found`}},
 	}
 	for _, tt := range tests {
