@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/admission/plugins/limitranger"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/podsecurity"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/priority"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/runtimeclass"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/serviceaccount"
 )
 
@@ -53,6 +55,16 @@ func podAdmissionFactories() map[string]admissionPluginFactory {
 			return limitranger.New(d.informers.factory.Core().V1().LimitRanges().Lister(), live, nil), nil
 		},
 		podsecurity.PluginName: newPodSecurity,
+		runtimeclass.PluginName: func(d *admissionDeps) (any, error) {
+			if d.informers == nil {
+				return nil, errNoInformers(runtimeclass.PluginName)
+			}
+			client := d.informers.client
+			return runtimeclass.New(d.informers.factory.Node().V1().RuntimeClasses().Lister(),
+				func(ctx context.Context, name string) (*nodev1.RuntimeClass, error) {
+					return client.NodeV1().RuntimeClasses().Get(ctx, name, metav1.GetOptions{})
+				}), nil
+		},
 		priority.PluginName: func(d *admissionDeps) (any, error) {
 			if d.informers == nil {
 				return nil, errNoInformers(priority.PluginName)
