@@ -45,11 +45,11 @@ func TestAdmit(t *testing.T) {
 			Tolerations: []corev1.Toleration{{Key: "sandbox", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}}}
 	plain := &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "plain"}, Handler: "runc"}
 	tests := []struct {
-		name   string
-		pod    corev1.PodSpec
-		live   bool
-		want   corev1.PodSpec
-		err    string
+		name string
+		pod  corev1.PodSpec
+		live bool
+		want corev1.PodSpec
+		err  string
 	}{
 		{name: "no class", pod: corev1.PodSpec{}, want: corev1.PodSpec{}},
 		{name: "overhead and scheduling", pod: corev1.PodSpec{RuntimeClassName: ptr.To("kata"), NodeSelector: map[string]string{"disk": "ssd"}},
