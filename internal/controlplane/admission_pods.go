@@ -9,8 +9,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kapi-dev/kapi/internal/admission/plugins/alwaysadmit"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/alwaysdeny"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/alwayspullimages"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/defaulttolerationseconds"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/limitranger"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/namespaceautoprovision"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/namespaceexists"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/nodetaint"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/podsecurity"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/priority"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/runtimeclass"
@@ -54,7 +60,31 @@ func podAdmissionFactories() map[string]admissionPluginFactory {
 			}
 			return limitranger.New(d.informers.factory.Core().V1().LimitRanges().Lister(), live, nil), nil
 		},
-		podsecurity.PluginName: newPodSecurity,
+		podsecurity.PluginName:      newPodSecurity,
+		alwaysadmit.PluginName:      func(*admissionDeps) (any, error) { return alwaysadmit.Plugin{}, nil },
+		alwaysdeny.PluginName:       func(*admissionDeps) (any, error) { return alwaysdeny.Plugin{}, nil },
+		alwayspullimages.PluginName: func(*admissionDeps) (any, error) { return alwayspullimages.Plugin{}, nil },
+		nodetaint.PluginName:        func(*admissionDeps) (any, error) { return nodetaint.Plugin{}, nil },
+		namespaceexists.PluginName: func(d *admissionDeps) (any, error) {
+			if d.informers == nil {
+				return nil, errNoInformers(namespaceexists.PluginName)
+			}
+			return namespaceexists.New(cachedNamespaces(d)), nil
+		},
+		namespaceautoprovision.PluginName: func(d *admissionDeps) (any, error) {
+			if d.informers == nil {
+				return nil, errNoInformers(namespaceautoprovision.PluginName)
+			}
+			inf := d.informers.factory.Core().V1().Namespaces()
+			client := d.informers.client
+			return namespaceautoprovision.New(namespaceautoprovision.Options{
+				Get: inf.Lister().Get, Synced: inf.Informer().HasSynced,
+				Create: func(ctx context.Context, ns *corev1.Namespace) error {
+					_, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+					return err
+				},
+			}), nil
+		},
 		runtimeclass.PluginName: func(d *admissionDeps) (any, error) {
 			if d.informers == nil {
 				return nil, errNoInformers(runtimeclass.PluginName)
@@ -109,16 +139,10 @@ func newPodSecurity(d *admissionDeps) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	namespaces := d.informers.factory.Core().V1().Namespaces().Lister()
 	client := d.informers.client
 	return podsecurity.New(podsecurity.Options{
-		Config: cfg,
-		GetNamespace: func(ctx context.Context, name string) (*corev1.Namespace, error) {
-			if ns, err := namespaces.Get(name); err == nil {
-				return ns, nil
-			}
-			return d.storage.getNamespace(ctx, name)
-		},
+		Config:       cfg,
+		GetNamespace: cachedNamespaces(d),
 		ListPods: func(ctx context.Context, namespace string) ([]*corev1.Pod, error) {
 			l, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -131,4 +155,16 @@ func newPodSecurity(d *admissionDeps) (any, error) {
 			return out, nil
 		},
 	}), nil
+}
+
+// cachedNamespaces reads a namespace from the shared informer's cache,
+// then from storage (a namespace created a moment ago).
+func cachedNamespaces(d *admissionDeps) func(ctx context.Context, name string) (*corev1.Namespace, error) {
+	namespaces := d.informers.factory.Core().V1().Namespaces().Lister()
+	return func(ctx context.Context, name string) (*corev1.Namespace, error) {
+		if ns, err := namespaces.Get(name); err == nil {
+			return ns, nil
+		}
+		return d.storage.getNamespace(ctx, name)
+	}
 }
