@@ -18,6 +18,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/admission/plugins/namespaceexists"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/nodetaint"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/podsecurity"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/podtopologylabels"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/priority"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/runtimeclass"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/serviceaccount"
@@ -60,7 +61,14 @@ func podAdmissionFactories() map[string]admissionPluginFactory {
 			}
 			return limitranger.New(d.informers.factory.Core().V1().LimitRanges().Lister(), live, nil), nil
 		},
-		podsecurity.PluginName:      newPodSecurity,
+		podsecurity.PluginName: newPodSecurity,
+		podtopologylabels.PluginName: func(d *admissionDeps) (any, error) {
+			if d.informers == nil {
+				return nil, errNoInformers(podtopologylabels.PluginName)
+			}
+			inf := d.informers.factory.Core().V1().Nodes()
+			return podtopologylabels.New(inf.Lister(), inf.Informer().HasSynced), nil
+		},
 		alwaysadmit.PluginName:      func(*admissionDeps) (any, error) { return alwaysadmit.Plugin{}, nil },
 		alwaysdeny.PluginName:       func(*admissionDeps) (any, error) { return alwaysdeny.Plugin{}, nil },
 		alwayspullimages.PluginName: func(*admissionDeps) (any, error) { return alwayspullimages.Plugin{}, nil },
