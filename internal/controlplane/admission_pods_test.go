@@ -20,7 +20,10 @@ import (
 )
 
 // podPlugins are the pod admission plugins the test turns on.
-var podPlugins = []string{"LimitRanger", "ServiceAccount", "PodSecurity", "Priority", "DefaultTolerationSeconds"}
+var podPlugins = []string{
+	"NamespaceExists", "LimitRanger", "ServiceAccount", "PodSecurity", "Priority", "DefaultTolerationSeconds",
+	"RuntimeClass", "TaintNodesByCondition", "AlwaysPullImages", "PodTopologyLabels",
+}
 
 // startWithPodPlugins runs the control plane on the memory backend with
 // the pod admission plugins enabled and returns a client-go clientset
@@ -123,6 +126,16 @@ func TestPodAdmissionThroughServer(t *testing.T) {
 	}
 	if len(got.Spec.Tolerations) != 2 || *got.Spec.Tolerations[0].TolerationSeconds != 300 {
 		t.Errorf("tolerations = %+v", got.Spec.Tolerations)
+	}
+	if got.Spec.Containers[0].ImagePullPolicy != corev1.PullAlways {
+		t.Errorf("imagePullPolicy = %s", got.Spec.Containers[0].ImagePullPolicy)
+	}
+	node, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(node.Spec.Taints) != 1 || node.Spec.Taints[0].Key != "node.kubernetes.io/not-ready" || node.Spec.Taints[0].Effect != corev1.TaintEffectNoSchedule {
+		t.Errorf("new node's taints = %+v", node.Spec.Taints)
 	}
 
 	restricted := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "locked", Labels: map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}}}
