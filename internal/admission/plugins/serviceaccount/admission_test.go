@@ -20,7 +20,7 @@ var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 
 // newPlugin serves cached from the lister and live from storage, and
 // counts live reads.
-func newPlugin(t *testing.T, cached, live []*corev1.ServiceAccount) (*Plugin, *int) {
+func newPlugin(t testing.TB, cached, live []*corev1.ServiceAccount) (*Plugin, *int) {
 	t.Helper()
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	for _, sa := range cached {
