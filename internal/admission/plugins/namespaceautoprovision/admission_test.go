@@ -9,10 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/internal/admission"
-	"github.com/kapi-dev/kapi/internal/admission/plugins/namespaceexists"
 )
 
-func TestAutoProvisionAndExists(t *testing.T) {
+func TestAdmit(t *testing.T) {
 	existing := map[string]bool{"there": true}
 	var created []string
 	get := func(name string) (*corev1.Namespace, error) {
@@ -41,12 +40,4 @@ func TestAutoProvisionAndExists(t *testing.T) {
 		t.Errorf("created %v, want [new]", created)
 	}
 
-	exists := namespaceexists.New(func(_ context.Context, name string) (*corev1.Namespace, error) { return get(name) })
-	if err := exists.Validate(context.Background(), &admission.Attributes{Namespace: "new", Resource: cms, Operation: admission.Create}); err != nil {
-		t.Errorf("existing namespace: %v", err)
-	}
-	err := exists.Validate(context.Background(), &admission.Attributes{Namespace: "gone", Resource: cms, Operation: admission.Delete})
-	if !apierrors.IsNotFound(err) || err.Error() != `namespaces "gone" not found` {
-		t.Errorf("missing namespace: %v", err)
-	}
 }
