@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -153,6 +154,19 @@ func TestPodAdmissionThroughServer(t *testing.T) {
 		`seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`
 	if !apierrors.IsForbidden(err) || err.Error() != want {
 		t.Fatalf("restricted pod:\n got %v\nwant %s", err, want)
+	}
+
+	// A Deployment's template is not refused, only warned about.
+	warnings = nil
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: appsv1.DeploymentSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}, Spec: pod("").Spec},
+	}}
+	if _, err := cs.AppsV1().Deployments("locked").Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], `would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false`) {
+		t.Errorf("deployment warnings = %q", warnings)
 	}
 
 	// Labelling the first namespace restricted warns about its pod.
