@@ -117,16 +117,27 @@ func (p *Plugin) exemptRuntimeClass(name *string) bool {
 	return name != nil && *name != "" && slices.Contains(p.cfg.RuntimeClasses, *name)
 }
 
+// exempt tells (and records on the audit event) whether the request's
+// namespace or user is exempt.
+func (p *Plugin) exempt(ctx context.Context, a *admission.Attributes) bool {
+	reason := ""
+	switch {
+	case p.exemptNamespace(a.Namespace):
+		reason = "namespace"
+	case p.exemptUser(a):
+		reason = "user"
+	default:
+		return false
+	}
+	audit.AddAnnotation(ctx, AnnotationExempt, reason)
+	return true
+}
+
 func (p *Plugin) validatePod(ctx context.Context, a *admission.Attributes) error {
 	if ignoredPodSubresources[a.Subresource] {
 		return nil
 	}
-	if p.exemptNamespace(a.Namespace) {
-		audit.AddAnnotation(ctx, AnnotationExempt, "namespace")
-		return nil
-	}
-	if p.exemptUser(a) {
-		audit.AddAnnotation(ctx, AnnotationExempt, "user")
+	if p.exempt(ctx, a) {
 		return nil
 	}
 	ns, err := p.opts.GetNamespace(ctx, a.Namespace)
@@ -160,12 +171,7 @@ func (p *Plugin) validateWorkload(ctx context.Context, a *admission.Attributes) 
 	if a.Subresource != "" {
 		return nil
 	}
-	if p.exemptNamespace(a.Namespace) {
-		audit.AddAnnotation(ctx, AnnotationExempt, "namespace")
-		return nil
-	}
-	if p.exemptUser(a) {
-		audit.AddAnnotation(ctx, AnnotationExempt, "user")
+	if p.exempt(ctx, a) {
 		return nil
 	}
 	ns, err := p.opts.GetNamespace(ctx, a.Namespace)
