@@ -53,6 +53,7 @@ type ServeOptions struct {
 
 	serviceOptions
 	securityOptions
+	podAdmissionOptions
 
 	// Logging.
 	Verbosity int
@@ -88,6 +89,7 @@ func NewServeOptions() *ServeOptions {
 		MaxRequestBytes:             3 * 1024 * 1024,
 		serviceOptions:              defaultServiceOptions(),
 		securityOptions:             defaultSecurityOptions(),
+		podAdmissionOptions:         defaultPodAdmissionOptions(),
 		resolveBindAddress:          utilnet.ResolveBindAddress,
 	}
 }
@@ -131,6 +133,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 
 	o.serviceOptions.addFlags(sets)
 	o.securityOptions.addFlags(sets)
+	o.podAdmissionOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -262,6 +265,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	}
 	o.serviceOptions.fill(c)
 	o.securityOptions.fill(c)
+	o.podAdmissionOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

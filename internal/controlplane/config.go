@@ -63,6 +63,8 @@ type Config struct {
 	MaxRequestBytes             int64
 
 	Security SecurityConfig
+	// PodAdmission configures the pod admission plugins.
+	PodAdmission PodAdmissionConfig
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

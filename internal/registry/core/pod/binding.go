@@ -75,6 +75,14 @@ func (r *BindingREST) Create(ctx context.Context, name string, obj runtime.Objec
 		for k, v := range binding.Annotations {
 			pod.Annotations[k] = v
 		}
+		// Labels too, overwriting the pod's: the PodTopologyLabels
+		// admission plugin puts the node's topology labels on the binding.
+		if len(binding.Labels) > 0 && pod.Labels == nil {
+			pod.Labels = map[string]string{}
+		}
+		for k, v := range binding.Labels {
+			pod.Labels[k] = v
+		}
 		setPodCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
 		return nil
 	}}

@@ -168,7 +168,8 @@ func TestBinding(t *testing.T) {
 	newPod(t, scheme, s, "p", nil)
 	newPod(t, scheme, s, "q", nil)
 	bind := s["pods/binding"].(rest.NamedCreater)
-	binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}, Target: corev1.ObjectReference{Kind: "Node", Name: "n1"}}
+	binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{corev1.LabelTopologyZone: "z1"}},
+		Target: corev1.ObjectReference{Kind: "Node", Name: "n1"}}
 	if _, err := bind.Create(ctx, "p", binding, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +177,9 @@ func TestBinding(t *testing.T) {
 	pod := obj.(*corev1.Pod)
 	if pod.Spec.NodeName != "n1" || len(pod.Status.Conditions) != 1 || pod.Status.Conditions[0].Type != corev1.PodScheduled {
 		t.Errorf("bound pod: node %q conditions %+v", pod.Spec.NodeName, pod.Status.Conditions)
+	}
+	if pod.Labels[corev1.LabelTopologyZone] != "z1" {
+		t.Errorf("binding labels not copied: %v", pod.Labels)
 	}
 	_, err := bind.Create(ctx, "p", binding, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
 	if !apierrors.IsConflict(err) || err.Error() != `Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n1"` {
