@@ -5,7 +5,11 @@ import (
 
 	"k8s.io/utils/clock"
 
+	"github.com/kapi-dev/kapi/internal/admission/plugins/defaultingressclass"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/defaultstorageclass"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/persistentvolumeclaimresize"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/resourcequota"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/storageobjectinuseprotection"
 	"github.com/kapi-dev/kapi/internal/quota"
 )
 
@@ -15,6 +19,18 @@ import (
 func resourceAdmissionFactories() map[string]admissionPluginFactory {
 	return map[string]admissionPluginFactory{
 		resourcequota.PluginName: newResourceQuotaPlugin,
+		defaultstorageclass.PluginName: func(d *admissionDeps) (any, error) {
+			return defaultstorageclass.New(d.informers.factory.Storage().V1().StorageClasses().Lister()), nil
+		},
+		defaultingressclass.PluginName: func(d *admissionDeps) (any, error) {
+			return defaultingressclass.New(d.informers.factory.Networking().V1().IngressClasses().Lister()), nil
+		},
+		storageobjectinuseprotection.PluginName: func(*admissionDeps) (any, error) {
+			return storageobjectinuseprotection.Plugin{}, nil
+		},
+		persistentvolumeclaimresize.PluginName: func(d *admissionDeps) (any, error) {
+			return persistentvolumeclaimresize.New(d.informers.factory.Storage().V1().StorageClasses().Lister()), nil
+		},
 	}
 }
 

@@ -73,3 +73,37 @@ func TestResourceQuotaThroughClientGo(t *testing.T) {
 		t.Fatalf("configmap after the delete: %v", err)
 	}
 }
+
+// BenchmarkCreateConfigMapWithQuota is BenchmarkCreateConfigMap in a
+// namespace whose quota limits configmaps: each create is also charged to
+// the quota's status through the API.
+func BenchmarkCreateConfigMapWithQuota(b *testing.B) {
+	s := startServer(b, "memory")
+	cs := kubernetes.New(s.restClient("application/vnd.kubernetes.protobuf"))
+	ctx := context.Background()
+	quotas := cs.CoreV1().ResourceQuotas("bench")
+	if _, err := quotas.Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "q"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceConfigMaps: resource.MustParse("1000000")}},
+	}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	// Wait for the controller's first status, which admission needs.
+	for {
+		q, err := quotas.Get(ctx, "q", metav1.GetOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := q.Status.Used[corev1.ResourceConfigMaps]; ok {
+			break
+		}
+	}
+	cms := cs.CoreV1().ConfigMaps("bench")
+	i := 0
+	for b.Loop() {
+		i++
+		if _, err := cms.Create(ctx, newBenchConfigMap(i), metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
