@@ -5,13 +5,28 @@ import (
 
 	"k8s.io/utils/clock"
 
+	"github.com/kapi-dev/kapi/internal/admission/plugins/certificates/approval"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/certificates/ctbattest"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/certificates/signing"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/certificates/subjectrestriction"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/defaultingressclass"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/defaultstorageclass"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/persistentvolumeclaimresize"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/resourcequota"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/storageobjectinuseprotection"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 	"github.com/kapi-dev/kapi/internal/quota"
 )
+
+// resourceAuthorizer is the server's authorizer, nil when the chain is
+// built without one (the plugins that need it then refuse to start, as
+// upstream's do).
+func resourceAuthorizer(d *admissionDeps) authorizer.Authorizer {
+	if d.authz == nil {
+		return nil
+	}
+	return d.authz.authorizer
+}
 
 // resourceAdmissionFactories are the built-in plugins about other
 // resources (ResourceQuota, storage and ingress classes, certificates,
@@ -27,6 +42,12 @@ func resourceAdmissionFactories() map[string]admissionPluginFactory {
 		},
 		storageobjectinuseprotection.PluginName: func(*admissionDeps) (any, error) {
 			return storageobjectinuseprotection.Plugin{}, nil
+		},
+		approval.PluginName:  func(d *admissionDeps) (any, error) { return approval.New(resourceAuthorizer(d)) },
+		signing.PluginName:   func(d *admissionDeps) (any, error) { return signing.New(resourceAuthorizer(d)) },
+		ctbattest.PluginName: func(d *admissionDeps) (any, error) { return ctbattest.New(resourceAuthorizer(d)) },
+		subjectrestriction.PluginName: func(*admissionDeps) (any, error) {
+			return subjectrestriction.Plugin{}, nil
 		},
 		persistentvolumeclaimresize.PluginName: func(d *admissionDeps) (any, error) {
 			return persistentvolumeclaimresize.New(d.informers.factory.Storage().V1().StorageClasses().Lister()), nil
