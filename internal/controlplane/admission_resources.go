@@ -3,6 +3,8 @@ package controlplane
 import (
 	"fmt"
 
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/utils/clock"
 
 	"github.com/kapi-dev/kapi/internal/admission/plugins/certificates/approval"
@@ -11,6 +13,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/admission/plugins/certificates/subjectrestriction"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/defaultingressclass"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/defaultstorageclass"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/ownerreferences"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/persistentvolumeclaimresize"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/resourcequota"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/storageobjectinuseprotection"
@@ -48,6 +51,15 @@ func resourceAdmissionFactories() map[string]admissionPluginFactory {
 		ctbattest.PluginName: func(d *admissionDeps) (any, error) { return ctbattest.New(resourceAuthorizer(d)) },
 		subjectrestriction.PluginName: func(*admissionDeps) (any, error) {
 			return subjectrestriction.Plugin{}, nil
+		},
+		ownerreferences.PluginName: func(d *admissionDeps) (any, error) {
+			if d.informers == nil {
+				return nil, fmt.Errorf("missing restMapper")
+			}
+			// Discovery over the loopback client, read on first use and
+			// again when a kind is not found (a CRD added since).
+			mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d.informers.client.Discovery()))
+			return ownerreferences.New(resourceAuthorizer(d), mapper)
 		},
 		persistentvolumeclaimresize.PluginName: func(d *admissionDeps) (any, error) {
 			return persistentvolumeclaimresize.New(d.informers.factory.Storage().V1().StorageClasses().Lister()), nil
