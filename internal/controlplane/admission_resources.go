@@ -13,6 +13,8 @@ import (
 	"github.com/kapi-dev/kapi/internal/admission/plugins/certificates/subjectrestriction"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/defaultingressclass"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/defaultstorageclass"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/denyserviceexternalips"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/eventratelimit"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/ownerreferences"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/persistentvolumeclaimresize"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/resourcequota"
@@ -61,6 +63,10 @@ func resourceAdmissionFactories() map[string]admissionPluginFactory {
 			mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d.informers.client.Discovery()))
 			return ownerreferences.New(resourceAuthorizer(d), mapper)
 		},
+		denyserviceexternalips.PluginName: func(*admissionDeps) (any, error) {
+			return denyserviceexternalips.Plugin{}, nil
+		},
+		eventratelimit.PluginName: newEventRateLimitPlugin,
 		persistentvolumeclaimresize.PluginName: func(d *admissionDeps) (any, error) {
 			return persistentvolumeclaimresize.New(d.informers.factory.Storage().V1().StorageClasses().Lister()), nil
 		},
@@ -85,4 +91,19 @@ func newResourceQuotaPlugin(d *admissionDeps) (any, error) {
 	quotas := d.informers.factory.Core().V1().ResourceQuotas()
 	access := resourcequota.NewAccessor(d.informers.client, quotas.Lister(), quotas.Informer().HasSynced)
 	return resourcequota.New(quota.NewRegistry(clock.RealClock{}), access, cfg), nil
+}
+
+// newEventRateLimitPlugin needs its configuration from
+// --admission-control-config-file: without one it refuses to start, with
+// upstream's validation error.
+func newEventRateLimitPlugin(d *admissionDeps) (any, error) {
+	data, err := d.pluginConfig(eventratelimit.PluginName)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := eventratelimit.LoadConfiguration(data)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't init admission plugin %q: %w", eventratelimit.PluginName, err)
+	}
+	return eventratelimit.New(cfg, clock.RealClock{}), nil
 }
