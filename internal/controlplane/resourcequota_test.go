@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -106,4 +107,46 @@ func BenchmarkCreateConfigMapWithQuota(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestResourceQuotaCountsCustomResources: count/widgets.example.com
+// limits a custom resource; the controller counts widgets through a
+// metadata informer it starts on demand and gives one back when deleted.
+func TestResourceQuotaCountsCustomResources(t *testing.T) {
+	s := startServer(t, "memory")
+	cs := kubernetes.NewForConfigOrDie(s.restCfg)
+	dc := dynamic.NewForConfigOrDie(s.restCfg)
+	ctx := context.Background()
+	createWidgetCRD(t, dc)
+	quotas := cs.CoreV1().ResourceQuotas("bench")
+	const name = corev1.ResourceName("count/widgets.example.com")
+	if _, err := quotas.Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{name: resource.MustParse("1")}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	used := func(want string) func(ctx context.Context) (bool, error) {
+		return func(ctx context.Context) (bool, error) {
+			q, err := quotas.Get(ctx, "widgets", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			u, ok := q.Status.Used[name]
+			return ok && u.String() == want, nil
+		}
+	}
+	poll(t, "the controller counts widgets", used("0"))
+	ws := dc.Resource(widgets).Namespace("bench")
+	if _, err := ws.Create(ctx, newWidget("w1"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ws.Create(ctx, newWidget("w2"), metav1.CreateOptions{})
+	if want := `widgets.example.com "w2" is forbidden: exceeded quota: widgets, requested: count/widgets.example.com=1, used: count/widgets.example.com=1, limited: count/widgets.example.com=1`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Fatalf("second widget: got %v, want 403 %s", err, want)
+	}
+	if err := ws.Delete(ctx, "w1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the controller gives back the deleted widget", used("0"))
 }
