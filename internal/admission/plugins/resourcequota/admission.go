@@ -8,6 +8,7 @@ package resourcequota
 
 import (
 	"context"
+	"hash/fnv"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,10 +30,10 @@ type Plugin struct {
 	registry *quota.Registry
 	access   QuotaAccessor
 	config   *Configuration
-	// namespaces serialises the checks of one namespace in this server,
-	// so concurrent requests are charged one after the other, not against
-	// the same snapshot.
-	namespaces sync.Map // namespace → *sync.Mutex
+	// locks serialise the checks of one namespace in this server, so
+	// concurrent requests are charged one after the other, not against
+	// the same snapshot; namespaces share a fixed set of locks by hash.
+	locks [64]sync.Mutex
 }
 
 var _ admission.ValidationInterface = (*Plugin)(nil)
@@ -70,9 +71,11 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if !e.Handles(op, a.Subresource, a.Object, a.OldObject) {
 		return nil
 	}
-	mu, _ := p.namespaces.LoadOrStore(a.Namespace, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(a.Namespace))
+	mu := &p.locks[h.Sum32()%uint32(len(p.locks))]
+	mu.Lock()
+	defer mu.Unlock()
 
 	quotas, err := p.access.GetQuotas(ctx, a.Namespace)
 	if err != nil {

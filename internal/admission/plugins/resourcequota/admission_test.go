@@ -400,3 +400,29 @@ func TestLoadConfiguration(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentCreatesNeverExceed: requests racing in one namespace are
+// charged one after the other, so exactly hard of them are admitted.
+func TestConcurrentCreatesNeverExceed(t *testing.T) {
+	const hard, requests = 5, 40
+	access := &fakeAccess{quotas: map[string]*corev1.ResourceQuota{"q": rq("q", list("configmaps", "5"), list("configmaps", "0"))}}
+	p := New(quota.NewRegistry(clocktesting.NewFakePassiveClock(metav1.Now().Time)), access, nil)
+	errs := make(chan error, requests)
+	for i := range requests {
+		go func() {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm" + string(rune('a'+i)), Namespace: "ns"}}
+			errs <- p.Validate(context.Background(), attrs(admission.Create, "configmaps", cm, nil))
+		}()
+	}
+	admitted := 0
+	for range requests {
+		if err := <-errs; err == nil {
+			admitted++
+		} else if !apierrors.IsForbidden(err) {
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if admitted != hard {
+		t.Errorf("admitted %d, want %d", admitted, hard)
+	}
+}
