@@ -2,20 +2,14 @@ package quota
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-)
 
-// Operation is the admission operation an evaluator is asked about.
-type Operation string
-
-// The operations quota cares for.
-const (
-	Create Operation = "CREATE"
-	Update Operation = "UPDATE"
+	"github.com/kapi-dev/kapi/internal/admission"
 )
 
 // Evaluator measures one resource's usage.
@@ -23,7 +17,7 @@ type Evaluator interface {
 	// GroupResource is the resource measured.
 	GroupResource() schema.GroupResource
 	// Handles reports whether a write may change usage.
-	Handles(op Operation, subresource string, obj, old runtime.Object) bool
+	Handles(op admission.Operation, subresource string, obj, old runtime.Object) bool
 	// MatchingResources keeps the quota resource names this evaluator
 	// measures.
 	MatchingResources(names []corev1.ResourceName) []corev1.ResourceName
@@ -126,18 +120,11 @@ func CountResourceName(gr schema.GroupResource) corev1.ResourceName {
 
 // ParseCountResourceName is the inverse of CountResourceName.
 func ParseCountResourceName(name corev1.ResourceName) (schema.GroupResource, bool) {
-	s, ok := cutPrefix(string(name), "count/")
+	s, ok := strings.CutPrefix(string(name), "count/")
 	if !ok || s == "" {
 		return schema.GroupResource{}, false
 	}
 	return schema.ParseGroupResource(s), true
-}
-
-func cutPrefix(s, prefix string) (string, bool) {
-	if len(s) < len(prefix) || s[:len(prefix)] != prefix {
-		return s, false
-	}
-	return s[len(prefix):], true
 }
 
 // objectCount counts objects of one resource, with the legacy alias some
@@ -160,8 +147,8 @@ func NewObjectCountEvaluator(gr schema.GroupResource, alias corev1.ResourceName)
 func (o *objectCount) GroupResource() schema.GroupResource { return o.gr }
 
 // Handles: only creates of the object itself change a count.
-func (o *objectCount) Handles(op Operation, subresource string, _, _ runtime.Object) bool {
-	return op == Create && subresource == ""
+func (o *objectCount) Handles(op admission.Operation, subresource string, _, _ runtime.Object) bool {
+	return op == admission.Create && subresource == ""
 }
 
 func (o *objectCount) MatchingResources(names []corev1.ResourceName) []corev1.ResourceName {

@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/internal/admission"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/clock"
 )
@@ -49,17 +52,17 @@ func (p *podEvaluator) GroupResource() schema.GroupResource {
 
 // Handles creates, updates that move a pod in or out of the Terminating
 // scope, and resizes.
-func (p *podEvaluator) Handles(op Operation, subresource string, obj, old runtime.Object) bool {
+func (p *podEvaluator) Handles(op admission.Operation, subresource string, obj, old runtime.Object) bool {
 	switch subresource {
 	case "":
-		if op == Update {
+		if op == admission.Update {
 			pod, ok1 := obj.(*corev1.Pod)
 			oldPod, ok2 := old.(*corev1.Pod)
 			return ok1 && ok2 && isTerminating(pod) != isTerminating(oldPod)
 		}
-		return op == Create
+		return op == admission.Create
 	case "resize":
-		return op == Update
+		return op == admission.Update
 	}
 	return false
 }
@@ -153,7 +156,7 @@ func (p *podEvaluator) Constraints(required []corev1.ResourceName, obj runtime.O
 	check := func(c *corev1.Container) {
 		has := podComputeUsage(c.Resources.Requests, c.Resources.Limits)
 		for _, n := range want {
-			if _, ok := has[n]; !ok && !containsString(missing[n], c.Name) {
+			if _, ok := has[n]; !ok && !slices.Contains(missing[n], c.Name) {
 				missing[n] = append(missing[n], c.Name)
 			}
 		}
@@ -179,15 +182,6 @@ func (p *podEvaluator) Constraints(required []corev1.ResourceName, obj runtime.O
 		parts = append(parts, fmt.Sprintf("%s for: %s", n, strings.Join(containers, ",")))
 	}
 	return fmt.Errorf("must specify %s", strings.Join(parts, "; "))
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Usage: a pod always counts as an object; its compute resources count

@@ -2,12 +2,15 @@ package quota
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/internal/admission"
 )
 
 var pvcCountName = CountResourceName(schema.GroupResource{Resource: "persistentvolumeclaims"})
@@ -30,8 +33,8 @@ func (pvcEvaluator) GroupResource() schema.GroupResource {
 	return schema.GroupResource{Resource: "persistentvolumeclaims"}
 }
 
-func (pvcEvaluator) Handles(op Operation, _ string, _, _ runtime.Object) bool {
-	return op == Create || op == Update
+func (pvcEvaluator) Handles(op admission.Operation, _ string, _, _ runtime.Object) bool {
+	return op == admission.Create || op == admission.Update
 }
 
 func (pvcEvaluator) MatchingResources(names []corev1.ResourceName) []corev1.ResourceName {
@@ -63,7 +66,7 @@ func (pvcEvaluator) MatchesScope(sel corev1.ScopedResourceSelectorRequirement, o
 	}
 	var values []string
 	add := func(s string) {
-		if s != "" && !containsString(values, s) {
+		if s != "" && !slices.Contains(values, s) {
 			values = append(values, s)
 		}
 	}

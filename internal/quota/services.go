@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/internal/admission"
 	"k8s.io/apimachinery/pkg/selection"
 )
 
@@ -27,8 +29,8 @@ func (serviceEvaluator) GroupResource() schema.GroupResource {
 }
 
 // Handles creates and updates: a service's type may change.
-func (serviceEvaluator) Handles(op Operation, _ string, _, _ runtime.Object) bool {
-	return op == Create || op == Update
+func (serviceEvaluator) Handles(op admission.Operation, _ string, _, _ runtime.Object) bool {
+	return op == admission.Create || op == admission.Update
 }
 
 func (serviceEvaluator) MatchingResources(names []corev1.ResourceName) []corev1.ResourceName {

@@ -54,13 +54,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if a.Namespace == "" || (a.Operation == admission.Create && a.Kind.GroupKind() == namespaceKind) {
 		return nil
 	}
-	var op quota.Operation
-	switch a.Operation {
-	case admission.Create:
-		op = quota.Create
-	case admission.Update:
-		op = quota.Update
-	default:
+	if a.Operation != admission.Create && a.Operation != admission.Update {
 		return nil
 	}
 	gr := a.Resource.GroupResource()
@@ -68,7 +62,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		return nil
 	}
 	e := p.registry.Get(gr)
-	if !e.Handles(op, a.Subresource, a.Object, a.OldObject) {
+	if !e.Handles(a.Operation, a.Subresource, a.Object, a.OldObject) {
 		return nil
 	}
 	h := fnv.New32a()
