@@ -40,10 +40,16 @@ func resourceAdmissionFactories() map[string]admissionPluginFactory {
 	return map[string]admissionPluginFactory{
 		resourcequota.PluginName: newResourceQuotaPlugin,
 		defaultstorageclass.PluginName: func(d *admissionDeps) (any, error) {
-			return defaultstorageclass.New(d.informers.factory.Storage().V1().StorageClasses().Lister()), nil
+			classes := d.informers.factory.Storage().V1().StorageClasses()
+			p := defaultstorageclass.New(classes.Lister())
+			p.Synced = classes.Informer().HasSynced
+			return p, nil
 		},
 		defaultingressclass.PluginName: func(d *admissionDeps) (any, error) {
-			return defaultingressclass.New(d.informers.factory.Networking().V1().IngressClasses().Lister()), nil
+			classes := d.informers.factory.Networking().V1().IngressClasses()
+			p := defaultingressclass.New(classes.Lister())
+			p.Synced = classes.Informer().HasSynced
+			return p, nil
 		},
 		storageobjectinuseprotection.PluginName: func(*admissionDeps) (any, error) {
 			return storageobjectinuseprotection.Plugin{}, nil
@@ -68,7 +74,10 @@ func resourceAdmissionFactories() map[string]admissionPluginFactory {
 		},
 		eventratelimit.PluginName: newEventRateLimitPlugin,
 		persistentvolumeclaimresize.PluginName: func(d *admissionDeps) (any, error) {
-			return persistentvolumeclaimresize.New(d.informers.factory.Storage().V1().StorageClasses().Lister()), nil
+			classes := d.informers.factory.Storage().V1().StorageClasses()
+			p := persistentvolumeclaimresize.New(classes.Lister())
+			p.Synced = classes.Informer().HasSynced
+			return p, nil
 		},
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/forbidden"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/readiness"
 )
 
 // PluginName is the name used by --enable-admission-plugins.
@@ -27,6 +28,9 @@ const legacyClassAnnotation = "kubernetes.io/ingress.class"
 // Plugin defaults ingresses' class.
 type Plugin struct {
 	classes networkinglisters.IngressClassLister
+	// Synced, when set, tells whether the classes' cache has listed; a
+	// request waits for it as upstream's do.
+	Synced func() bool
 }
 
 var _ admission.MutationInterface = (*Plugin)(nil)
@@ -37,7 +41,7 @@ func New(classes networkinglisters.IngressClassLister) *Plugin { return &Plugin{
 var ingresses = schema.GroupResource{Group: networkingv1.GroupName, Resource: "ingresses"}
 
 // Admit sets spec.ingressClassName of a new Ingress that names no class.
-func (p *Plugin) Admit(_ context.Context, a *admission.Attributes) error {
+func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 	if a.Operation != admission.Create || a.Resource.GroupResource() != ingresses || a.Subresource != "" {
 		return nil
 	}
@@ -47,6 +51,9 @@ func (p *Plugin) Admit(_ context.Context, a *admission.Attributes) error {
 	}
 	if _, ok := ing.Annotations[legacyClassAnnotation]; ok || ing.Spec.IngressClassName != nil {
 		return nil
+	}
+	if err := readiness.Wait(ctx, a, p.Synced); err != nil {
+		return err
 	}
 	list, err := p.classes.List(labels.Everything())
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/forbidden"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/readiness"
 )
 
 // PluginName is the name used by --enable-admission-plugins.
@@ -30,6 +31,9 @@ const (
 // Plugin defaults claims' storage class.
 type Plugin struct {
 	classes storagelisters.StorageClassLister
+	// Synced, when set, tells whether the classes' cache has listed; a
+	// request waits for it as upstream's do.
+	Synced func() bool
 }
 
 var _ admission.MutationInterface = (*Plugin)(nil)
@@ -39,7 +43,7 @@ func New(classes storagelisters.StorageClassLister) *Plugin { return &Plugin{cla
 
 // Admit sets spec.storageClassName of a new claim that names no class
 // (neither the field, even empty, nor the beta annotation).
-func (p *Plugin) Admit(_ context.Context, a *admission.Attributes) error {
+func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 	if a.Operation != admission.Create || a.Resource.GroupResource() != (corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims").GroupResource()) || a.Subresource != "" {
 		return nil
 	}
@@ -49,6 +53,9 @@ func (p *Plugin) Admit(_ context.Context, a *admission.Attributes) error {
 	}
 	if _, ok := pvc.Annotations[corev1.BetaStorageClassAnnotation]; ok || pvc.Spec.StorageClassName != nil {
 		return nil
+	}
+	if err := readiness.Wait(ctx, a, p.Synced); err != nil {
+		return err
 	}
 	def, err := DefaultClass(p.classes)
 	if err != nil {

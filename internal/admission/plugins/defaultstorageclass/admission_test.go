@@ -60,3 +60,18 @@ func TestAdmit(t *testing.T) {
 		})
 	}
 }
+
+// TestNotReady: until the classes are listed a claim waits, then is
+// refused as upstream refuses it.
+func TestNotReady(t *testing.T) {
+	p := New(storagelisters.NewStorageClassLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})))
+	p.Synced = func() bool { return false }
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := &admission.Attributes{Name: "c", Namespace: "ns", Operation: admission.Create,
+		Resource: corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), Object: &corev1.PersistentVolumeClaim{}}
+	err := p.Admit(ctx, a)
+	if err == nil || err.Error() != `persistentvolumeclaims "c" is forbidden: not yet ready to handle request` {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/forbidden"
+	"github.com/kapi-dev/kapi/internal/admission/plugins/readiness"
 )
 
 // PluginName is the name used by --enable-admission-plugins.
@@ -22,6 +23,9 @@ const PluginName = "PersistentVolumeClaimResize"
 // Plugin checks claim expansions.
 type Plugin struct {
 	classes storagelisters.StorageClassLister
+	// Synced, when set, tells whether the classes' cache has listed; a
+	// request waits for it as upstream's do.
+	Synced func() bool
 }
 
 var _ admission.ValidationInterface = (*Plugin)(nil)
@@ -33,7 +37,7 @@ var claims = schema.GroupResource{Resource: "persistentvolumeclaims"}
 
 // Validate refuses an update that grows the requested storage of a claim
 // that is not bound, or whose class does not allow expansion.
-func (p *Plugin) Validate(_ context.Context, a *admission.Attributes) error {
+func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if a.Operation != admission.Update || a.Resource.GroupResource() != claims || a.Subresource != "" {
 		return nil
 	}
@@ -49,6 +53,9 @@ func (p *Plugin) Validate(_ context.Context, a *admission.Attributes) error {
 	}
 	if old.Status.Phase != corev1.ClaimBound {
 		return forbidden.New(a, errors.New("Only bound persistent volume claims can be expanded"))
+	}
+	if err := readiness.Wait(ctx, a, p.Synced); err != nil {
+		return err
 	}
 	if !p.allowResize(pvc, old) {
 		return forbidden.New(a, errors.New("only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize"))
