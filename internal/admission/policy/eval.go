@@ -208,5 +208,5 @@ func (v *lazyVars) ConvertToType(t ref.Type) ref.Val {
 	return types.NewErr("type conversion error from map to %v", t)
 }
 func (v *lazyVars) Equal(other ref.Val) ref.Val { return types.Bool(other == ref.Val(v)) }
-func (v *lazyVars) Type() ref.Type                { return lazyVarsType }
-func (v *lazyVars) Value() any                    { return v }
+func (v *lazyVars) Type() ref.Type              { return lazyVarsType }
+func (v *lazyVars) Value() any                  { return v }

@@ -12,14 +12,14 @@ func Exempt(gr schema.GroupResource) bool {
 }
 
 var exempt = map[schema.GroupResource]bool{
-	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}:      true,
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}:       true,
 	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"}: true,
-	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}:        true,
-	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicybindings"}:  true,
-	{Group: "authentication.k8s.io", Resource: "tokenreviews"}:                           true,
-	{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"}:                     true,
-	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"}:                    true,
-	{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"}:                true,
-	{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"}:               true,
-	{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"}:                 true,
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}:         true,
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicybindings"}:   true,
+	{Group: "authentication.k8s.io", Resource: "tokenreviews"}:                             true,
+	{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"}:                       true,
+	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"}:                      true,
+	{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"}:                  true,
+	{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"}:                 true,
+	{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"}:                   true,
 }

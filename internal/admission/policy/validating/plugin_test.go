@@ -254,9 +254,9 @@ func TestValidate(t *testing.T) {
 		objs: []runtime.Object{vap("p", withParams), bindParams(binding("b", "p"), admissionregistrationv1.ParamRef{Selector: &metav1.LabelSelector{}, ParameterNotFoundAction: &deny})},
 		obj:  deployment(9, nil), wantErr: "denied request: at most",
 	}, {
-		name: "params not found, Deny",
-		objs: []runtime.Object{vap("p", withParams), bindParams(binding("b", "p"), admissionregistrationv1.ParamRef{Name: "missing", ParameterNotFoundAction: &deny})},
-		obj:  deployment(1, nil),
+		name:    "params not found, Deny",
+		objs:    []runtime.Object{vap("p", withParams), bindParams(binding("b", "p"), admissionregistrationv1.ParamRef{Name: "missing", ParameterNotFoundAction: &deny})},
+		obj:     deployment(1, nil),
 		wantErr: "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
 	}, {
 		name: "params not found, Allow",
