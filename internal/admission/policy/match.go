@@ -27,20 +27,21 @@ type Matcher struct {
 var namespacesGR = schema.GroupResource{Resource: "namespaces"}
 
 // Matches reports whether a falls under mr. A policy's matchConstraints
-// must be set; a binding's nil matchResources matches everything the
-// policy matched. The error is about selectors or namespaces and is
-// treated by the failure policy.
+// must be set; a binding's nil matchResources, or one without
+// resourceRules, matches everything the policy matched. A selector or
+// namespace lookup error counts only for a request the rules match; it is
+// the failure policy's to judge.
 func (m *Matcher) Matches(ctx context.Context, a *admission.Attributes, mr *admissionregistrationv1.MatchResources) (bool, error) {
 	if mr == nil {
 		return true, nil
 	}
-	ok, err := m.matchNamespace(ctx, a, mr.NamespaceSelector)
-	if err != nil || !ok {
-		return false, err
+	nsOK, nsErr := m.matchNamespace(ctx, a, mr.NamespaceSelector)
+	if !nsOK && nsErr == nil {
+		return false, nil
 	}
-	ok, err = matchObjectSelector(a, mr.ObjectSelector)
-	if err != nil || !ok {
-		return false, err
+	objOK, objErr := matchObjectSelector(a, mr.ObjectSelector)
+	if !objOK && objErr == nil {
+		return false, nil
 	}
 	for i := range mr.ExcludeResourceRules {
 		if RuleMatches(a, &mr.ExcludeResourceRules[i]) {
@@ -51,12 +52,23 @@ func (m *Matcher) Matches(ctx context.Context, a *admission.Attributes, mr *admi
 	// resources in other versions; kapi matches the request's own resource
 	// only (every resource kapi serves has one group/version but Events
 	// and HorizontalPodAutoscalers).
+	matched := len(mr.ResourceRules) == 0
 	for i := range mr.ResourceRules {
 		if RuleMatches(a, &mr.ResourceRules[i]) {
-			return true, nil
+			matched = true
+			break
 		}
 	}
-	return false, nil
+	if !matched {
+		return false, nil
+	}
+	if nsErr != nil {
+		return false, nsErr
+	}
+	if objErr != nil {
+		return false, objErr
+	}
+	return true, nil
 }
 
 func (m *Matcher) matchNamespace(ctx context.Context, a *admission.Attributes, sel *metav1.LabelSelector) (bool, error) {
