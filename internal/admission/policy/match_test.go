@@ -71,7 +71,9 @@ func TestMatches(t *testing.T) {
 	cm := func(ns string) *admission.Attributes {
 		return &admission.Attributes{Name: "c", Namespace: ns, Operation: admission.Create, Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Object: obj}
 	}
-	sel := func(k, v string) *metav1.LabelSelector { return &metav1.LabelSelector{MatchLabels: map[string]string{k: v}} }
+	sel := func(k, v string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
+	}
 	tests := []struct {
 		name string
 		mr   *admissionregistrationv1.MatchResources
