@@ -23,20 +23,23 @@ type Variable struct {
 	Expr *Expr
 }
 
-// Input are the values of one evaluation. Object and OldObject are nil
-// when absent (null in CEL); Params is nil when the policy has none.
+// Input are the values of one evaluation: Object and OldObject as
+// NativeObject gives them (null when absent), Params nil when the policy
+// has none. Request and Namespace are computed on first use (they should
+// remember their result: an Input is shared by a request's evaluations).
 type Input struct {
-	Object, OldObject map[string]any
-	Request           map[string]any
-	Namespace         map[string]any
+	Object, OldObject ref.Val
 	Params            map[string]any
 	HasParams         bool
+	Request           func() ref.Val
+	Namespace         func() ref.Val
 }
 
 // Evaluation evaluates expressions for one request and one parameter
 // object, charging them all to one budget. Variables are evaluated on
 // first use and remembered. It is not safe for concurrent use.
 type Evaluation struct {
+	in     *Input
 	vals   [6]ref.Val
 	vars   *lazyVars
 	budget int64
@@ -45,17 +48,21 @@ type Evaluation struct {
 
 // NewEvaluation prepares the activation for in with budget to spend.
 func NewEvaluation(in *Input, vars []Variable, budget int64) *Evaluation {
-	e := &Evaluation{budget: budget}
-	e.vals[0] = mapOrNull(in.Object)
-	e.vals[1] = mapOrNull(in.OldObject)
-	e.vals[2] = types.NewStringInterfaceMap(types.DefaultTypeAdapter, in.Request)
-	e.vals[3] = mapOrNull(in.Namespace)
+	e := &Evaluation{budget: budget, in: in}
+	e.vals[0], e.vals[1] = orNull(in.Object), orNull(in.OldObject)
 	if in.HasParams {
 		e.vals[4] = mapOrNull(in.Params)
 	}
 	e.vars = &lazyVars{e: e, vars: vars, results: make([]ref.Val, len(vars))}
 	e.vals[5] = e.vars
 	return e
+}
+
+func orNull(v ref.Val) ref.Val {
+	if v == nil {
+		return types.NullValue
+	}
+	return v
 }
 
 func mapOrNull(m map[string]any) ref.Val {
@@ -73,8 +80,20 @@ func (e *Evaluation) ResolveName(name string) (any, bool) {
 	case OldObjectVar:
 		return e.vals[1], true
 	case RequestVar:
+		if e.vals[2] == nil {
+			e.vals[2] = types.NullValue
+			if e.in.Request != nil {
+				e.vals[2] = e.in.Request()
+			}
+		}
 		return e.vals[2], true
 	case NamespaceVar:
+		if e.vals[3] == nil {
+			e.vals[3] = types.NullValue
+			if e.in.Namespace != nil {
+				e.vals[3] = orNull(e.in.Namespace())
+			}
+		}
 		return e.vals[3], true
 	case ParamsVar:
 		return e.vals[4], e.vals[4] != nil

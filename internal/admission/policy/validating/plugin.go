@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	admissionregistrationinformers "k8s.io/client-go/informers/admissionregistration/v1"
 
@@ -61,30 +64,45 @@ type validationFailure struct {
 	ValidationActions []admissionregistrationv1.ValidationAction `json:"validationActions"`
 }
 
-// request holds what the evaluations of one request share; the object
-// is converted once, on first need.
+// request holds what the evaluations of one request share; each part
+// is computed on first need.
 type request struct {
-	a         *admission.Attributes
-	converted bool
-	input     policy.Input
-	nsLoaded  bool
+	a        *admission.Attributes
+	prepared bool
+	input    policy.Input
+	nsLoaded bool
+	reqVal   ref.Val
+	nsVal    ref.Val
+	ns       *corev1.Namespace
 }
 
-func (r *request) prepare() error {
-	if r.converted {
-		return nil
+func (r *request) prepare() {
+	if r.prepared {
+		return
 	}
-	obj, err := policy.ToMap(r.a.Object, r.a.Kind)
-	if err != nil {
-		return err
+	r.prepared = true
+	r.input.Object = policy.NativeObject(r.a.Object, r.a.Kind)
+	r.input.OldObject = policy.NativeObject(r.a.OldObject, r.a.Kind)
+	r.input.Request = func() ref.Val {
+		if r.reqVal == nil {
+			r.reqVal = types.NewStringInterfaceMap(types.DefaultTypeAdapter, policy.Request(r.a))
+		}
+		return r.reqVal
 	}
-	old, err := policy.ToMap(r.a.OldObject, r.a.Kind)
-	if err != nil {
-		return err
+	r.input.Namespace = func() ref.Val {
+		if r.nsVal == nil {
+			r.nsVal = types.NullValue
+			if r.ns != nil {
+				m, err := policy.NamespaceObject(r.ns)
+				if err != nil {
+					r.nsVal = types.NewErr("%v", err)
+				} else {
+					r.nsVal = types.NewStringInterfaceMap(types.DefaultTypeAdapter, m)
+				}
+			}
+		}
+		return r.nsVal
 	}
-	r.input.Object, r.input.OldObject, r.input.Request = obj, old, policy.Request(r.a)
-	r.converted = true
-	return nil
 }
 
 // Validate implements admission.ValidationInterface.
@@ -153,10 +171,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 			if len(params) == 0 {
 				continue
 			}
-			if err := req.prepare(); err != nil {
-				configError(h, b, err)
-				continue
-			}
+			req.prepare()
 			if err := p.loadNamespace(ctx, req); err != nil {
 				return err
 			}
@@ -234,11 +249,7 @@ func (p *Plugin) loadNamespace(ctx context.Context, r *request) error {
 	if err != nil {
 		return err
 	}
-	m, err := policy.NamespaceObject(ns)
-	if err != nil {
-		return err
-	}
-	r.input.Namespace = m
+	r.ns = ns
 	return nil
 }
 
