@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -162,6 +163,32 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 	const wantWarn = "Validation failed for ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-warned': replicas must be no greater than 5"
 	if got := warnings.take(); len(got) != 1 || got[0] != wantWarn {
 		t.Fatalf("warnings = %q, want %q", got, wantWarn)
+	}
+
+	// the status controller type-checks each generation
+	poll(t, "status of replica-limit", func(ctx context.Context) (bool, error) {
+		p, err := cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, "replica-limit", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return p.Status.ObservedGeneration == p.Generation && p.Status.TypeChecking != nil && len(p.Status.TypeChecking.ExpressionWarnings) == 0, nil
+	})
+	typo := vap.DeepCopy()
+	typo.Name = "typo"
+	typo.Spec.Validations[0].Expression = "object.spec.replicaz <= params.maxReplicas"
+	if _, err := cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, typo, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got *admissionregistrationv1.ValidatingAdmissionPolicy
+	poll(t, "status of typo", func(ctx context.Context) (bool, error) {
+		var err error
+		got, err = cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, "typo", metav1.GetOptions{})
+		return err == nil && got.Status.ObservedGeneration == got.Generation, err
+	})
+	if tc := got.Status.TypeChecking; tc == nil || len(tc.ExpressionWarnings) != 1 ||
+		tc.ExpressionWarnings[0].FieldRef != "spec.validations[0].expression" ||
+		!strings.HasPrefix(tc.ExpressionWarnings[0].Warning, "apps/v1, Kind=Deployment: compilation failed: ERROR: <input>:1:12: undefined field 'replicaz'") {
+		t.Fatalf("typeChecking = %+v, want one warning about replicaz", got.Status.TypeChecking)
 	}
 
 	// a policy stops applying once its binding goes

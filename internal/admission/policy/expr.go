@@ -113,3 +113,26 @@ func Compile(env *cel.Env, src string, want ...*cel.Type) *Expr {
 	x.prog = prog
 	return x
 }
+
+// TypedEnv is Env with object and oldObject of objectType and params of
+// paramsType (dynamic when nil), built on env, which declares those types
+// (see apiextensions/cel.TypedEnv): for type checking.
+func TypedEnv(env *cel.Env, opts EnvOptions, objectType, paramsType *cel.Type) (*cel.Env, error) {
+	if objectType == nil {
+		objectType = cel.DynType
+	}
+	if paramsType == nil {
+		paramsType = cel.DynType
+	}
+	vars := []cel.EnvOption{
+		cel.Variable(ObjectVar, objectType),
+		cel.Variable(OldObjectVar, objectType),
+		cel.Variable(RequestVar, cel.MapType(cel.StringType, cel.DynType)),
+		cel.Variable(NamespaceVar, cel.DynType),
+		cel.Variable(VariablesVar, cel.MapType(cel.StringType, cel.DynType)),
+	}
+	if opts.HasParams {
+		vars = append(vars, cel.Variable(ParamsVar, paramsType))
+	}
+	return env.Extend(vars...)
+}
