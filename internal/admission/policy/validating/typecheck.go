@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kapi-dev/kapi/internal/admission/policy"
 	kcel "github.com/kapi-dev/kapi/internal/apiextensions/cel"
 	apischema "github.com/kapi-dev/kapi/internal/apiextensions/schema"
-	"github.com/kapi-dev/kapi/internal/admission/policy"
 )
 
 // maxTypesToCheck bounds how many kinds one policy is checked against, as

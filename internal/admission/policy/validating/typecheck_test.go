@@ -29,7 +29,7 @@ func TestTypeCheck(t *testing.T) {
 	}
 	tests := []struct {
 		name, expr, msgExpr string
-		want               []string // substrings, one per warning
+		want                []string // substrings, one per warning
 	}{
 		{name: "fine", expr: "object.spec.replicas <= 5 && object.metadata.name.startsWith('a') && object.spec.template.spec.containers.all(c, c.image != '')"},
 		{name: "quantities and int-or-strings", expr: "object.spec.template.spec.containers.all(c, !has(c.resources.limits) || 'cpu' in c.resources.limits) && object.spec.strategy.rollingUpdate.maxSurge != 1"},
