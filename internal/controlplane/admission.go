@@ -25,7 +25,7 @@ type admissionPluginFactory func(d *admissionDeps) (any, error)
 
 // AdmissionPlugins are the plugins kapi has, in the order they run; all
 // are on unless --disable-admission-plugins names them.
-var AdmissionPlugins = []string{"NamespaceLifecycle", "NodeRestriction", "ValidatingAdmissionPolicy"}
+var AdmissionPlugins = []string{"NamespaceLifecycle", "NodeRestriction", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy"}
 
 // admissionChain is the admission chain of the core server.
 func admissionChain(d *admissionDeps) (admission.Chain, error) {

@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -199,4 +200,50 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 		_, err := cs.AppsV1().Deployments("denied").Create(ctx, policyDeployment("big", 6), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err == nil, nil
 	})
+}
+
+// TestMutatingAdmissionPolicy: a policy bound to ConfigMaps sets a label
+// with an apply configuration, keeping the labels the client sent.
+func TestMutatingAdmissionPolicy(t *testing.T) {
+	s := startServer(t, "memory")
+	cs := kubernetes.NewForConfigOrDie(s.restCfg)
+	ctx := context.Background()
+	p := &admissionregistrationv1.MutatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "add-label"},
+		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+				},
+			}}},
+			Mutations: []admissionregistrationv1.Mutation{{
+				PatchType:          admissionregistrationv1.PatchTypeApplyConfiguration,
+				ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: `Object{metadata: Object.metadata{labels: {"policy.example.com/mutated": "true"}}}`},
+			}},
+			ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
+		},
+	}
+	if _, err := cs.AdmissionregistrationV1().MutatingAdmissionPolicies().Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "add-label"},
+		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: "add-label"},
+	}
+	if _, err := cs.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got *corev1.ConfigMap
+	i := 0
+	poll(t, "label set", func(ctx context.Context) (bool, error) {
+		i++
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i), Labels: map[string]string{"app": "x"}}, Data: map[string]string{"k": "v"}}
+		var err error
+		got, err = cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
+		return err == nil && got.Labels["policy.example.com/mutated"] == "true", err
+	})
+	if got.Labels["app"] != "x" || got.Data["k"] != "v" {
+		t.Fatalf("configmap = %+v, want the client's fields kept", got)
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	apischema "github.com/kapi-dev/kapi/internal/apiextensions/schema"
@@ -127,4 +128,10 @@ func toStructural(defs map[string]*spec.Schema, s *spec.Schema, depth int) *apis
 		}
 	}
 	return out
+}
+
+// TypeConverter is the server-side apply type converter of the scheme's
+// kinds (built on first use; building it takes a while).
+func (b *BuiltinSchemas) TypeConverter() (managedfields.TypeConverter, error) {
+	return b.builder.TypeConverter()
 }
