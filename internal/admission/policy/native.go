@@ -135,21 +135,13 @@ func customJSON(v reflect.Value) (ref.Val, bool) {
 		}
 		x = v.Addr().Interface().(unstructurer).ToUnstructured()
 	case marshalerValue, marshalerPointer:
-		m, _ := v.Interface().(json.Marshaler)
-		if m == nil {
-			if !v.CanAddr() {
-				return nil, false
-			}
-			m = v.Addr().Interface().(json.Marshaler)
-		}
-		data, err := m.MarshalJSON()
-		if err != nil {
+		var err error
+		if x, err = fromMarshaler(v); err != nil {
 			return types.NewErr("%v", err), true
 		}
-		if err := json.Unmarshal(data, &x); err != nil {
-			return types.NewErr("%v", err), true
+		if _, ok := x.(notAddressable); ok {
+			return nil, false
 		}
-		x = normalizeNumbers(x)
 	default:
 		return nil, false
 	}
@@ -177,6 +169,30 @@ func normalizeNumbers(x any) any {
 		}
 	}
 	return x
+}
+
+// notAddressable says a pointer-receiver marshaler could not be reached.
+type notAddressable struct{}
+
+// fromMarshaler is the JSON form of a json.Marshaler (kept apart: its
+// decoding target escapes, and the common path should not allocate).
+func fromMarshaler(v reflect.Value) (any, error) {
+	m, _ := v.Interface().(json.Marshaler)
+	if m == nil {
+		if !v.CanAddr() {
+			return notAddressable{}, nil
+		}
+		m = v.Addr().Interface().(json.Marshaler)
+	}
+	data, err := m.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var x any
+	if err := json.Unmarshal(data, &x); err != nil {
+		return nil, err
+	}
+	return normalizeNumbers(x), nil
 }
 
 type fieldInfo struct {
