@@ -19,11 +19,25 @@ func policyAdmissionFactories() map[string]admissionPluginFactory {
 	return map[string]admissionPluginFactory{
 		validating.PluginName: func(d *admissionDeps) (any, error) {
 			v1 := d.informers.factory.Admissionregistration().V1()
-			return validating.New(v1.ValidatingAdmissionPolicies(), v1.ValidatingAdmissionPolicyBindings(), d.storage.getNamespace, policyParams(d))
+			p, err := validating.New(v1.ValidatingAdmissionPolicies(), v1.ValidatingAdmissionPolicyBindings(), d.storage.getNamespace, policyParams(d))
+			if err != nil {
+				return nil, err
+			}
+			if d.authz != nil {
+				p.Authorizer = d.authz.authorizer
+			}
+			return p, nil
 		},
 		mutating.PluginName: func(d *admissionDeps) (any, error) {
 			v1 := d.informers.factory.Admissionregistration().V1()
-			return mutating.New(v1.MutatingAdmissionPolicies(), v1.MutatingAdmissionPolicyBindings(), d.storage.getNamespace, policyParams(d), builtinTypeConverters())
+			p, err := mutating.New(v1.MutatingAdmissionPolicies(), v1.MutatingAdmissionPolicyBindings(), d.storage.getNamespace, policyParams(d), builtinTypeConverters())
+			if err != nil {
+				return nil, err
+			}
+			if d.authz != nil {
+				p.Authorizer = d.authz.authorizer
+			}
+			return p, nil
 		},
 	}
 }

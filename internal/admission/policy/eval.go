@@ -33,6 +33,9 @@ type Input struct {
 	HasParams         bool
 	Request           func() ref.Val
 	Namespace         func() ref.Val
+	// Authorizer is the authorizer variable (nil: not available);
+	// RequestResource is authorizer.requestResource.
+	Authorizer, RequestResource func() ref.Val
 }
 
 // Evaluation evaluates expressions for one request and one parameter
@@ -99,6 +102,16 @@ func (e *Evaluation) ResolveName(name string) (any, bool) {
 		return e.vals[4], e.vals[4] != nil
 	case VariablesVar:
 		return e.vals[5], true
+	case AuthorizerVar:
+		if e.in.Authorizer == nil {
+			return nil, false
+		}
+		return e.in.Authorizer(), true
+	case RequestResourceVar:
+		if e.in.RequestResource == nil {
+			return nil, false
+		}
+		return e.in.RequestResource(), true
 	}
 	return nil, false
 }

@@ -57,6 +57,9 @@ func Env(opts EnvOptions) (*cel.Env, error) {
 		cel.Variable(RequestVar, cel.MapType(cel.StringType, cel.DynType)),
 		cel.Variable(NamespaceVar, cel.DynType),
 		cel.Variable(VariablesVar, cel.MapType(cel.StringType, cel.DynType)),
+		cel.Variable(AuthorizerVar, AuthorizerType),
+		cel.Variable(RequestResourceVar, ResourceCheckType),
+		authzLib(),
 	}
 	if opts.HasParams {
 		vars = append(vars, cel.Variable(ParamsVar, cel.DynType))
@@ -130,6 +133,9 @@ func TypedEnv(env *cel.Env, opts EnvOptions, objectType, paramsType *cel.Type) (
 		cel.Variable(RequestVar, cel.MapType(cel.StringType, cel.DynType)),
 		cel.Variable(NamespaceVar, cel.DynType),
 		cel.Variable(VariablesVar, cel.MapType(cel.StringType, cel.DynType)),
+		cel.Variable(AuthorizerVar, AuthorizerType),
+		cel.Variable(RequestResourceVar, ResourceCheckType),
+		authzLib(),
 	}
 	if opts.HasParams {
 		vars = append(vars, cel.Variable(ParamsVar, paramsType))

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/admission/policy"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 )
 
 // PluginName is the plugin's name in --enable-admission-plugins.
@@ -35,6 +36,8 @@ type Plugin struct {
 	matcher    *policy.Matcher
 	params     policy.ParamSource
 	converters TypeConverters
+	// Authorizer backs the authorizer variable; nil leaves it undefined.
+	Authorizer authorizer.Authorizer
 }
 
 var _ admission.MutationInterface = (*Plugin)(nil)
@@ -202,7 +205,15 @@ func (p *Plugin) invoke(ctx context.Context, a *admission.Attributes, ns ref.Val
 		return false, &policyError{policy: inv.h.policy.Name, binding: inv.b.Name, err: err}
 	}
 	in := func() *policy.Input {
+		var az, rr func() ref.Val
+		if p.Authorizer != nil {
+			az = func() ref.Val { return policy.Authorizer(ctx, p.Authorizer, a.UserInfo) }
+			rr = func() ref.Val {
+				return policy.RequestResourceCheck(az(), a.Resource.Group, a.Resource.Version, a.Resource.Resource, a.Subresource, a.Namespace, a.Name)
+			}
+		}
 		return &policy.Input{
+			Authorizer: az, RequestResource: rr,
 			Object:    policy.NativeObject(a.Object, a.Kind),
 			OldObject: policy.NativeObject(a.OldObject, a.Kind),
 			Params:    inv.param, HasParams: inv.h.policy.Spec.ParamKind != nil,

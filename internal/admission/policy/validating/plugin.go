@@ -16,6 +16,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/admission/policy"
 	"github.com/kapi-dev/kapi/internal/audit"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 	"github.com/kapi-dev/kapi/internal/endpoints/warning"
 )
 
@@ -34,6 +35,9 @@ type Plugin struct {
 	source  *source
 	matcher *policy.Matcher
 	params  policy.ParamSource
+	// Authorizer backs the authorizer variable; nil leaves it undefined
+	// (expressions using it fail).
+	Authorizer authorizer.Authorizer
 }
 
 var _ admission.ValidationInterface = (*Plugin)(nil)
@@ -73,14 +77,27 @@ type request struct {
 	nsLoaded bool
 	reqVal   ref.Val
 	nsVal    ref.Val
+	authzVal ref.Val
 	ns       *corev1.Namespace
 }
 
-func (r *request) prepare() {
+func (r *request) prepare(ctx context.Context, az authorizer.Authorizer) {
 	if r.prepared {
 		return
 	}
 	r.prepared = true
+	if az != nil {
+		r.input.Authorizer = func() ref.Val {
+			if r.authzVal == nil {
+				r.authzVal = policy.Authorizer(ctx, az, r.a.UserInfo)
+			}
+			return r.authzVal
+		}
+		r.input.RequestResource = func() ref.Val {
+			a := r.a
+			return policy.RequestResourceCheck(r.input.Authorizer(), a.Resource.Group, a.Resource.Version, a.Resource.Resource, a.Subresource, a.Namespace, a.Name)
+		}
+	}
 	r.input.Object = policy.NativeObject(r.a.Object, r.a.Kind)
 	r.input.OldObject = policy.NativeObject(r.a.OldObject, r.a.Kind)
 	r.input.Request = func() ref.Val {
@@ -171,7 +188,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 			if len(params) == 0 {
 				continue
 			}
-			req.prepare()
+			req.prepare(ctx, p.Authorizer)
 			if err := p.loadNamespace(ctx, req); err != nil {
 				return err
 			}
