@@ -34,6 +34,7 @@ func inProcessControllers() []inProcessController {
 	return []inProcessController{
 		{name: "namespace-controller", start: startNamespaceController},
 		{name: "resourcequota-controller", start: startResourceQuotaController},
+		{name: "validatingadmissionpolicy-status-controller", start: startValidatingAdmissionPolicyStatusController},
 	}
 }
 

@@ -1,6 +1,10 @@
 package controlplane
 
 import (
+	"sync"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -14,6 +18,14 @@ import (
 type sharedInformers struct {
 	client  kubernetes.Interface
 	factory informers.SharedInformerFactory
+	// dynamicClient and dynamic serve parts that read resources of any
+	// kind, custom ones included (admission policy parameters); informers
+	// asked for after the hook ran are started by startDynamic.
+	dynamicClient dynamic.Interface
+	dynamic       dynamicinformer.DynamicSharedInformerFactory
+
+	mu   sync.Mutex
+	stop <-chan struct{} // set when the start hook ran
 }
 
 // newSharedInformers builds the factory; nothing is watched until a part
@@ -26,7 +38,16 @@ func newSharedInformers(loopback *rest.Config) (*sharedInformers, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sharedInformers{client: client, factory: informers.NewSharedInformerFactory(client, 0)}, nil
+	dyn, err := dynamic.NewForConfig(rest.CopyConfig(loopback))
+	if err != nil {
+		return nil, err
+	}
+	return &sharedInformers{
+		client:        client,
+		factory:       informers.NewSharedInformerFactory(client, 0),
+		dynamicClient: dyn,
+		dynamic:       dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
+	}, nil
 }
 
 // addHook starts the informers asked for so far once the server serves
@@ -35,10 +56,25 @@ func newSharedInformers(loopback *rest.Config) (*sharedInformers, error) {
 func (si *sharedInformers) addHook(s *server.GenericServer) error {
 	return s.AddPostStartHook("start-shared-informers", func(hc server.PostStartHookContext) error {
 		si.factory.Start(hc.Context.Done())
+		si.mu.Lock()
+		si.stop = hc.Context.Done()
+		si.dynamic.Start(si.stop)
+		si.mu.Unlock()
 		go func() {
 			<-hc.Context.Done()
 			si.factory.Shutdown()
+			si.dynamic.Shutdown()
 		}()
 		return nil
 	})
+}
+
+// startDynamic starts the dynamic informers asked for since the start
+// hook ran; before it ran, the hook starts them.
+func (si *sharedInformers) startDynamic() {
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	if si.stop != nil {
+		si.dynamic.Start(si.stop)
+	}
 }

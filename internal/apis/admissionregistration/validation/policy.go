@@ -54,7 +54,7 @@ func ValidateValidatingAdmissionPolicy(p *admissionregistrationv1.ValidatingAdmi
 		}
 		keys[a.Key] = true
 	}
-	return allErrs
+	return append(allErrs, validatingPolicyCompileErrors(spec, specPath)...)
 }
 
 // ValidateValidatingAdmissionPolicyUpdate checks an update.
@@ -99,7 +99,7 @@ func ValidateMutatingAdmissionPolicy(p *admissionregistrationv1.MutatingAdmissio
 	} else if !slices.Contains(supportedReinvocationPolicies, string(spec.ReinvocationPolicy)) {
 		allErrs = append(allErrs, field.NotSupported(rp, spec.ReinvocationPolicy, supportedReinvocationPolicies))
 	}
-	return allErrs
+	return append(allErrs, mutatingPolicyCompileErrors(spec, specPath)...)
 }
 
 // ValidateMutatingAdmissionPolicyUpdate checks an update.

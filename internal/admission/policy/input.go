@@ -1,0 +1,105 @@
+package policy
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/internal/admission"
+)
+
+// ToMap is obj as JSON-like data, with apiVersion and kind set to gvk (a
+// built-in object in the server does not carry them). Unstructured
+// objects are used as they are; callers must not modify the result.
+func ToMap(obj runtime.Object, gvk schema.GroupVersionKind) (map[string]any, error) {
+	if obj == nil {
+		return nil, nil
+	}
+	if u, ok := obj.(runtime.Unstructured); ok {
+		return u.UnstructuredContent(), nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("failed to prepare object variable for evaluation: %w", err)
+	}
+	if !gvk.Empty() {
+		m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
+	}
+	return m, nil
+}
+
+// Request is the request variable: the AdmissionRequest fields upstream
+// exposes (uid is left out: kapi has no admission request uid yet).
+func Request(a *admission.Attributes) map[string]any {
+	gvk := map[string]any{"group": a.Kind.Group, "version": a.Kind.Version, "kind": a.Kind.Kind}
+	gvr := map[string]any{"group": a.Resource.Group, "version": a.Resource.Version, "resource": a.Resource.Resource}
+	r := map[string]any{
+		"kind":               gvk,
+		"resource":           gvr,
+		"requestKind":        gvk,
+		"requestResource":    gvr,
+		"name":               a.Name,
+		"namespace":          a.Namespace,
+		"operation":          string(a.Operation),
+		"dryRun":             a.DryRun,
+		"subResource":        a.Subresource,
+		"requestSubResource": a.Subresource,
+	}
+	if a.UserInfo != nil {
+		u := map[string]any{"username": a.UserInfo.GetName(), "uid": a.UserInfo.GetUID()}
+		if g := a.UserInfo.GetGroups(); len(g) > 0 {
+			l := make([]any, len(g))
+			for i := range g {
+				l[i] = g[i]
+			}
+			u["groups"] = l
+		}
+		if ex := a.UserInfo.GetExtra(); len(ex) > 0 {
+			m := make(map[string]any, len(ex))
+			for k, vs := range ex {
+				l := make([]any, len(vs))
+				for i := range vs {
+					l[i] = vs[i]
+				}
+				m[k] = l
+			}
+			u["extra"] = m
+		}
+		r["userInfo"] = u
+	}
+	return r
+}
+
+// NamespaceObject is the namespaceObject variable: the namespace without
+// managedFields and ownerReferences, as upstream trims it.
+func NamespaceObject(ns runtime.Object) (map[string]any, error) {
+	if ns == nil {
+		return nil, nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
+	if err != nil {
+		return nil, err
+	}
+	if md, ok := m["metadata"].(map[string]any); ok {
+		delete(md, "managedFields")
+		delete(md, "ownerReferences")
+	}
+	delete(m, "apiVersion")
+	delete(m, "kind")
+	return m, nil
+}
+
+// ObjectLabels are the labels of obj; nil for a nil object or one without
+// metadata.
+func ObjectLabels(obj runtime.Object) (map[string]string, bool) {
+	if obj == nil {
+		return nil, false
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, false
+	}
+	return acc.GetLabels(), true
+}

@@ -1,0 +1,35 @@
+package cel
+
+import (
+	"github.com/google/cel-go/cel"
+
+	"github.com/kapi-dev/kapi/internal/apiextensions/schema"
+)
+
+// BaseEnv is the environment every Kubernetes CEL expression starts from
+// (the standard library and the Kubernetes libraries); admission policies
+// extend it with their own variables. It is built once and immutable.
+func BaseEnv() (*cel.Env, error) { return baseEnv() }
+
+// ProgramOptions limit every evaluation to PerCallLimit and track its
+// actual cost as upstream counts it.
+func ProgramOptions() []cel.ProgramOption { return programOptions() }
+
+// TypedEnv extends env with the object types a structural schema declares
+// and returns the CEL type of its root (named rootName), for type checking
+// expressions against a resource's schema (admission policy type
+// checking). The root is treated as a resource root (apiVersion, kind and
+// metadata.name/generateName are declared). ok is false when the schema
+// exposes nothing to CEL.
+func TypedEnv(env *cel.Env, s *schema.Structural, rootName string) (*cel.Env, *cel.Type, bool, error) {
+	b := &declBuilder{objects: map[string]*declNode{}}
+	root := b.build(s, true, rootName)
+	if root == nil {
+		return env, nil, false, nil
+	}
+	ext, err := env.Extend(cel.CustomTypeProvider(&provider{Provider: env.CELTypeProvider(), objects: b.objects}))
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return ext, root.celType, true, nil
+}
