@@ -33,6 +33,7 @@ type inProcessController struct {
 func inProcessControllers() []inProcessController {
 	return []inProcessController{
 		{name: "namespace-controller", start: startNamespaceController},
+		{name: "garbage-collector-controller", start: startGarbageCollector},
 	}
 }
 
