@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -305,4 +306,100 @@ func TestGarbageCollectionWorkloads(t *testing.T) {
 			t.Fatalf("the pod keeps its replicaset: %v (err %v)", pod, err)
 		}
 	})
+}
+
+// TestGarbageCollectionCustomResources: a custom resource (its CRD
+// created by the test, so followed after discovery changes) as owner
+// with each policy, and as a dependent, whose references are patched
+// with a JSON merge patch (no strategic merge for custom resources).
+func TestGarbageCollectionCustomResources(t *testing.T) {
+	e := newGCEnv(t)
+	ctx := context.Background()
+	createWidgetCRD(t, e.dc)
+	ws := e.dc.Resource(widgets).Namespace(e.ns)
+	widget := func(name string, owners ...metav1.OwnerReference) metav1.Object {
+		t.Helper()
+		u := newWidget(name)
+		u.SetOwnerReferences(owners)
+		w, err := ws.Create(ctx, u, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	deleteWidget := func(name string, p metav1.DeletionPropagation) {
+		t.Helper()
+		if err := ws.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	widgetGone := func(name string) {
+		t.Helper()
+		e.gone("widget "+name, func(ctx context.Context) error {
+			_, err := ws.Get(ctx, name, metav1.GetOptions{})
+			return err
+		})
+	}
+	widgetRef := func(w metav1.Object, block bool) metav1.OwnerReference {
+		return ref(w, "example.com/v1", "Widget", block)
+	}
+	for _, p := range []metav1.DeletionPropagation{metav1.DeletePropagationBackground, metav1.DeletePropagationForeground} {
+		name := "owner-" + strings.ToLower(string(p))
+		w := widget(name)
+		e.configMap(e.ns, name+"-dep", widgetRef(w, true))
+		deleteWidget(name, p)
+		widgetGone(name)
+		e.cmGone(e.ns, name+"-dep")
+	}
+
+	w := widget("owner-orphan")
+	e.configMap(e.ns, "owner-orphan-dep", widgetRef(w, true))
+	deleteWidget("owner-orphan", metav1.DeletePropagationOrphan)
+	widgetGone("owner-orphan")
+	e.cmOwners("owner-orphan-dep")
+
+	owner := e.configMap(e.ns, "cm-owner")
+	other := e.configMap(e.ns, "cm-other")
+	widget("dep-deleted", e.cmRef(owner, false))
+	widget("dep-orphaned", e.cmRef(other, true))
+	e.deleteCM("cm-owner", metav1.DeletePropagationBackground)
+	widgetGone("dep-deleted")
+	e.deleteCM("cm-other", metav1.DeletePropagationOrphan)
+	e.cmGone(e.ns, "cm-other")
+	poll(t, "widget orphaned", func(ctx context.Context) (bool, error) {
+		w, err := ws.Get(ctx, "dep-orphaned", metav1.GetOptions{})
+		return err == nil && len(w.GetOwnerReferences()) == 0, err
+	})
+}
+
+// TestGarbageCollectionClusterScopedDependent: a cluster-scoped object
+// naming a namespaced owner is left alone, with upstream's warning event
+// (in "default", where events about cluster-scoped objects go).
+func TestGarbageCollectionClusterScopedDependent(t *testing.T) {
+	e := newGCEnv(t)
+	ctx := context.Background()
+	owner := e.configMap(e.ns, "ns-owner")
+	cr, err := e.cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{
+		Name: "gc-dependent", OwnerReferences: []metav1.OwnerReference{e.cmRef(owner, false)},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "OwnerRefInvalidNamespace event", func(ctx context.Context) (bool, error) {
+		list, err := e.cs.CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.OneTermEqualSelector("reason", "OwnerRefInvalidNamespace").String(),
+		})
+		if err != nil || len(list.Items) == 0 {
+			return false, err
+		}
+		ev := list.Items[0]
+		want := fmt.Sprintf(`ownerRef [v1/ConfigMap, namespace: , name: ns-owner, uid: %s] does not exist in namespace ""`, owner.UID)
+		if ev.Message != want || ev.InvolvedObject.Kind != "ClusterRole" || ev.InvolvedObject.UID != cr.UID {
+			return false, fmt.Errorf("event %q on %s %s, want %q on the ClusterRole", ev.Message, ev.InvolvedObject.Kind, ev.InvolvedObject.Name, want)
+		}
+		return true, nil
+	})
+	if _, err := e.cs.RbacV1().ClusterRoles().Get(ctx, "gc-dependent", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the cluster-scoped dependent must stay: %v", err)
+	}
 }

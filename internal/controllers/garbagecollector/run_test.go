@@ -1,0 +1,87 @@
+package garbagecollector
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/metadata/metadatainformer"
+	metadatafake "k8s.io/client-go/metadata/fake"
+)
+
+// TestRun runs the whole collector over fake clients: it follows what
+// discovery lists (not events, not resources without watch), deletes a
+// dependent whose owner is absent, and stops every goroutine when its
+// context ends (TestMain checks).
+func TestRun(t *testing.T) {
+	scheme := metadatafake.NewTestScheme()
+	if err := metav1.AddMetaToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	owner := cm("ns", "owner")
+	client := metadatafake.NewSimpleMetadataClient(scheme, stored(cm("ns", "dep", owns(owner, false))))
+	disc := staticDiscovery{{
+		GroupVersion: "v1",
+		APIResources: []metav1.APIResource{
+			{Name: "configmaps", Kind: "ConfigMap", Namespaced: true, Verbs: []string{"create", "delete", "get", "list", "patch", "watch"}},
+			{Name: "events", Kind: "Event", Namespaced: true, Verbs: []string{"create", "delete", "get", "list", "watch"}},
+			{Name: "bindings", Kind: "Binding", Namespaced: true, Verbs: []string{"create"}},
+		},
+	}}
+	informers := metadatainformer.NewSharedInformerFactory(client, 0)
+	gc := New(Config{Metadata: client, Informers: informers, Discovery: disc, Mapper: newStaticMapper(), Workers: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		gc.Run(ctx)
+		informers.Shutdown()
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	cms := client.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("ns")
+	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := cms.Get(ctx, "dep", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("the dependent of an absent owner was not deleted: %v", err)
+	}
+	gc.monitorLock.Lock()
+	var followed []string
+	for gvr := range gc.monitors {
+		followed = append(followed, gvr.Resource)
+	}
+	gc.monitorLock.Unlock()
+	if len(followed) != 1 || followed[0] != "configmaps" {
+		t.Fatalf("followed %v, want only configmaps", followed)
+	}
+}
+
+// staticDiscovery answers discovery with fixed lists.
+type staticDiscovery []*metav1.APIResourceList
+
+func (d staticDiscovery) ServerResourcesForGroupVersion(gv string) (*metav1.APIResourceList, error) {
+	for _, l := range d {
+		if l.GroupVersion == gv {
+			return l, nil
+		}
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{}, gv)
+}
+
+func (d staticDiscovery) ServerGroupsAndResources() ([]*metav1.APIGroup, []*metav1.APIResourceList, error) {
+	return nil, d, nil
+}
+
+func (d staticDiscovery) ServerPreferredResources() ([]*metav1.APIResourceList, error) { return d, nil }
+
+func (d staticDiscovery) ServerPreferredNamespacedResources() ([]*metav1.APIResourceList, error) {
+	return d, nil
+}
