@@ -118,7 +118,7 @@ func TestDeletePropagationThroughClientGo(t *testing.T) {
 				}, metav1.CreateOptions{})
 				return err
 			},
-			get:     func(n string) (metav1.Object, error) { return events.Get(ctx, n, metav1.GetOptions{}) },
+			get: func(n string) (metav1.Object, error) { return events.Get(ctx, n, metav1.GetOptions{}) },
 			delete: func(n string, o metav1.DeleteOptions) (metav1.Object, error) {
 				return nil, events.Delete(ctx, n, o)
 			},
@@ -152,9 +152,9 @@ func TestDeletePropagationThroughClientGo(t *testing.T) {
 
 // propagationCase deletes one object of some resource.
 type propagationCase struct {
-	name           string
-	create         func(name string) error
-	get            func(name string) (metav1.Object, error)
+	name   string
+	create func(name string) error
+	get    func(name string) (metav1.Object, error)
 	// delete returns the object the server answered with.
 	delete         func(name string, opts metav1.DeleteOptions) (metav1.Object, error)
 	options        metav1.DeleteOptions

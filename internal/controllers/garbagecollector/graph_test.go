@@ -224,8 +224,12 @@ func TestGraphUnblock(t *testing.T) {
 		want   []string
 	}{
 		{"removed", func(*metav1.PartialObjectMetadata) []metav1.OwnerReference { return nil }, []string{"owner"}},
-		{"unblocked", func(o *metav1.PartialObjectMetadata) []metav1.OwnerReference { return []metav1.OwnerReference{owns(o, false)} }, []string{"owner"}},
-		{"unchanged", func(o *metav1.PartialObjectMetadata) []metav1.OwnerReference { return []metav1.OwnerReference{owns(o, true)} }, nil},
+		{"unblocked", func(o *metav1.PartialObjectMetadata) []metav1.OwnerReference {
+			return []metav1.OwnerReference{owns(o, false)}
+		}, []string{"owner"}},
+		{"unchanged", func(o *metav1.PartialObjectMetadata) []metav1.OwnerReference {
+			return []metav1.OwnerReference{owns(o, true)}
+		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFeeder(t)
