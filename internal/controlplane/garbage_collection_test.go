@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -402,4 +403,29 @@ func TestGarbageCollectionClusterScopedDependent(t *testing.T) {
 	if _, err := e.cs.RbacV1().ClusterRoles().Get(ctx, "gc-dependent", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the cluster-scoped dependent must stay: %v", err)
 	}
+}
+
+// TestGarbageCollectorStopsWithServer: once a server has stopped, no
+// goroutine runs the collector's code (its informers, queues, workers and
+// event broadcaster all end with the server's context).
+func TestGarbageCollectorStopsWithServer(t *testing.T) {
+	t.Run("server", func(t *testing.T) {
+		e := newGCEnv(t)
+		owner := e.configMap(e.ns, "owner")
+		e.configMap(e.ns, "dep", e.cmRef(owner, false))
+		e.deleteCM("owner", metav1.DeletePropagationBackground)
+		e.cmGone(e.ns, "dep")
+	})
+	var last string
+	poll(t, "garbage collector goroutines gone", func(context.Context) (bool, error) {
+		buf := make([]byte, 4<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		last = ""
+		for _, g := range strings.Split(string(buf), "\n\n") {
+			if strings.Contains(g, "internal/controllers/garbagecollector.") {
+				last = g
+			}
+		}
+		return last == "", fmt.Errorf("still running:\n%s", last)
+	})
 }
