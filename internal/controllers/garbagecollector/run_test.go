@@ -2,6 +2,7 @@ package garbagecollector
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -61,6 +62,55 @@ func TestRun(t *testing.T) {
 	gc.monitorLock.Unlock()
 	if len(followed) != 1 || followed[0] != "configmaps" {
 		t.Fatalf("followed %v, want only configmaps", followed)
+	}
+}
+
+// TestResyncFollowsDiscovery: a resource that leaves discovery (its CRD
+// deleted) loses its handler and one that appears gets one, at the next
+// resync.
+func TestResyncFollowsDiscovery(t *testing.T) {
+	scheme := metadatafake.NewTestScheme()
+	if err := metav1.AddMetaToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	client := metadatafake.NewSimpleMetadataClient(scheme)
+	resource := func(name, kind string) metav1.APIResource {
+		return metav1.APIResource{Name: name, Kind: kind, Namespaced: true, Verbs: []string{"delete", "list", "watch"}}
+	}
+	informers := metadatainformer.NewSharedInformerFactory(client, 0)
+	gc := New(Config{Metadata: client, Informers: informers, Mapper: newStaticMapper()})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() {
+		cancel()
+		informers.Shutdown()
+	}()
+	followed := func() []string {
+		gc.monitorLock.Lock()
+		defer gc.monitorLock.Unlock()
+		var out []string
+		for gvr := range gc.monitors {
+			out = append(out, gvr.Resource)
+		}
+		slices.Sort(out)
+		return out
+	}
+	var current map[schema.GroupVersionResource]schema.GroupVersionKind
+	for _, step := range []struct {
+		lists []metav1.APIResource
+		want  []string
+	}{
+		{[]metav1.APIResource{resource("configmaps", "ConfigMap"), resource("widgets", "Widget")}, []string{"configmaps", "widgets"}},
+		{[]metav1.APIResource{resource("configmaps", "ConfigMap")}, []string{"configmaps"}},
+		{[]metav1.APIResource{resource("configmaps", "ConfigMap"), resource("gadgets", "Gadget")}, []string{"configmaps", "gadgets"}},
+	} {
+		gc.discovery = staticDiscovery{{GroupVersion: "v1", APIResources: step.lists}}
+		current = gc.resync(ctx, current)
+		if got := followed(); !slices.Equal(got, step.want) {
+			t.Fatalf("followed %v, want %v", got, step.want)
+		}
+		if len(current) != len(step.want) {
+			t.Fatalf("resync returned %v, want %v", current, step.want)
+		}
 	}
 }
 
