@@ -79,7 +79,7 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, n *node, v 
 		// it is gone.
 		return nil
 	}
-	latest, err := gc.getObject(ctx, v.identity)
+	latest, err := gc.latest(ctx, v)
 	switch {
 	case apierrors.IsNotFound(err):
 		gc.enqueueVirtualDelete(v.identity)
@@ -140,6 +140,18 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, n *node, v 
 		gc.logger.Debug("deleting item", "item", v.identity.String(), "propagation", policy)
 		return gc.deleteObject(ctx, v.identity, latest.ResourceVersion, latest.OwnerReferences, policy)
 	}
+}
+
+// latest is the object as the informer last saw it when the node was
+// observed (the delete's resourceVersion precondition catches a stale
+// cache), otherwise as a live lookup finds it.
+func (gc *GarbageCollector) latest(ctx context.Context, v nodeView) (*metav1.PartialObjectMetadata, error) {
+	if !v.virtual {
+		if obj, ok := gc.cached(v.identity); ok {
+			return obj, nil
+		}
+	}
+	return gc.getObject(ctx, v.identity)
 }
 
 // processDeletingDependents removes the foregroundDeletion finalizer

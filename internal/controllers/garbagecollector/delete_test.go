@@ -2,10 +2,13 @@ package garbagecollector
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	metadatafake "k8s.io/client-go/metadata/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -137,5 +140,54 @@ func TestAttemptToDeleteClusterScopedDependent(t *testing.T) {
 		if a.GetVerb() == "delete" || a.GetVerb() == "patch" {
 			t.Fatalf("action %v on a cluster-scoped dependent", a)
 		}
+	}
+}
+
+// TestDeleteObjectConflict: a delete judged on a stale object (its
+// resourceVersion changed) goes ahead without that precondition only if
+// the owner references are still the ones judged.
+func TestDeleteObjectConflict(t *testing.T) {
+	owner := cm("ns", "owner")
+	dep := cm("ns", "dep", owns(owner, false))
+	for _, tc := range []struct {
+		name        string
+		judged      []metav1.OwnerReference
+		wantDeletes int
+		wantErr     bool
+	}{
+		{"owners unchanged", dep.OwnerReferences, 2, false},
+		{"owners changed", nil, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			scheme := metadatafake.NewTestScheme()
+			if err := metav1.AddMetaToScheme(scheme); err != nil {
+				t.Fatal(err)
+			}
+			client := metadatafake.NewSimpleMetadataClient(scheme, stored(dep))
+			client.PrependReactor("delete", "configmaps", func(a clienttesting.Action) (bool, runtime.Object, error) {
+				if p := a.(clienttesting.DeleteActionImpl).DeleteOptions.Preconditions; p != nil && p.ResourceVersion != nil {
+					return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, "dep", errors.New("stale"))
+				}
+				return false, nil, nil
+			})
+			gc := New(Config{Metadata: client, Mapper: newStaticMapper()})
+			defer gc.graphChanges.ShutDown()
+			defer gc.attemptToDelete.ShutDown()
+			defer gc.attemptToOrphan.ShutDown()
+			ref := objectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "dep", UID: dep.UID}
+			err := gc.deleteObject(context.Background(), ref, "6", tc.judged, metav1.DeletePropagationBackground)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("deleteObject: %v, want error %v", err, tc.wantErr)
+			}
+			deletes := 0
+			for _, a := range client.Actions() {
+				if a.GetVerb() == "delete" {
+					deletes++
+				}
+			}
+			if deletes != tc.wantDeletes {
+				t.Fatalf("%d deletes, want %d", deletes, tc.wantDeletes)
+			}
+		})
 	}
 }

@@ -248,3 +248,31 @@ func metaObject(obj any) (metav1.Object, bool) {
 	o, ok := obj.(metav1.Object)
 	return o, ok
 }
+
+// cached is ref's object from its resource's informer, if followed and
+// there with the same uid. It is shared: callers only read it.
+func (gc *GarbageCollector) cached(ref objectReference) (*metav1.PartialObjectMetadata, bool) {
+	gvr, _, err := gc.apiResource(ref.APIVersion, ref.Kind)
+	if err != nil {
+		return nil, false
+	}
+	gc.monitorLock.Lock()
+	m, ok := gc.monitors[gvr]
+	gc.monitorLock.Unlock()
+	if !ok {
+		return nil, false
+	}
+	key := ref.Name
+	if ref.Namespace != "" {
+		key = ref.Namespace + "/" + ref.Name
+	}
+	obj, exists, err := m.informer.GetStore().GetByKey(key)
+	if err != nil || !exists {
+		return nil, false
+	}
+	pom, ok := obj.(*metav1.PartialObjectMetadata)
+	if !ok || pom.UID != ref.UID {
+		return nil, false
+	}
+	return pom, true
+}
