@@ -35,6 +35,7 @@ func inProcessControllers() []inProcessController {
 		{name: "namespace-controller", start: startNamespaceController},
 		{name: "resourcequota-controller", start: startResourceQuotaController},
 		{name: "validatingadmissionpolicy-status-controller", start: startValidatingAdmissionPolicyStatusController},
+		{name: "garbage-collector-controller", start: startGarbageCollector},
 	}
 }
 

@@ -10,13 +10,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // TestDeletePropagationThroughClientGo deletes objects with each
-// propagation policy through client-go: Orphan and Foreground keep the
-// object with the finalizer a garbage collector acts on and a
-// deletionTimestamp; resources whose legacy version orphaned by default
+// propagation policy through client-go: Orphan and Foreground answer with
+// the object kept, marked with the finalizer the garbage collector acts
+// on and a deletionTimestamp; resources whose legacy version orphaned by default
 // still do; events are never marked.
 func TestDeletePropagationThroughClientGo(t *testing.T) {
 	s := startServer(t, "memory")
@@ -46,7 +48,7 @@ func TestDeletePropagationThroughClientGo(t *testing.T) {
 				return err
 			},
 			get:     func(n string) (metav1.Object, error) { return configMaps.Get(ctx, n, metav1.GetOptions{}) },
-			delete:  func(n string, o metav1.DeleteOptions) error { return configMaps.Delete(ctx, n, o) },
+			delete:  deleteReturning(cs.CoreV1().RESTClient(), ns, "configmaps", func() runtime.Object { return &corev1.ConfigMap{} }),
 			options: opts, wantFinalizers: want,
 		})
 	}
@@ -72,7 +74,7 @@ func TestDeletePropagationThroughClientGo(t *testing.T) {
 				return err
 			},
 			get:     func(n string) (metav1.Object, error) { return deployments.Get(ctx, n, metav1.GetOptions{}) },
-			delete:  func(n string, o metav1.DeleteOptions) error { return deployments.Delete(ctx, n, o) },
+			delete:  deleteReturning(cs.AppsV1().RESTClient(), ns, "deployments", func() runtime.Object { return &appsv1.Deployment{} }),
 			options: opts, wantFinalizers: want,
 		}
 	}
@@ -88,7 +90,7 @@ func TestDeletePropagationThroughClientGo(t *testing.T) {
 				return err
 			},
 			get:            func(n string) (metav1.Object, error) { return jobs.Get(ctx, n, metav1.GetOptions{}) },
-			delete:         func(n string, o metav1.DeleteOptions) error { return jobs.Delete(ctx, n, o) },
+			delete:         deleteReturning(cs.BatchV1().RESTClient(), ns, "jobs", func() runtime.Object { return &batchv1.Job{} }),
 			wantFinalizers: []string{metav1.FinalizerOrphanDependents},
 		},
 		propagationCase{
@@ -101,7 +103,7 @@ func TestDeletePropagationThroughClientGo(t *testing.T) {
 				return err
 			},
 			get:            func(n string) (metav1.Object, error) { return rcs.Get(ctx, n, metav1.GetOptions{}) },
-			delete:         func(n string, o metav1.DeleteOptions) error { return rcs.Delete(ctx, n, o) },
+			delete:         deleteReturning(cs.CoreV1().RESTClient(), ns, "replicationcontrollers", func() runtime.Object { return &corev1.ReplicationController{} }),
 			wantFinalizers: []string{metav1.FinalizerOrphanDependents},
 		},
 		propagationCase{
@@ -116,8 +118,10 @@ func TestDeletePropagationThroughClientGo(t *testing.T) {
 				}, metav1.CreateOptions{})
 				return err
 			},
-			get:     func(n string) (metav1.Object, error) { return events.Get(ctx, n, metav1.GetOptions{}) },
-			delete:  func(n string, o metav1.DeleteOptions) error { return events.Delete(ctx, n, o) },
+			get: func(n string) (metav1.Object, error) { return events.Get(ctx, n, metav1.GetOptions{}) },
+			delete: func(n string, o metav1.DeleteOptions) (metav1.Object, error) {
+				return nil, events.Delete(ctx, n, o)
+			},
 			options: policy(metav1.DeletePropagationOrphan),
 		},
 	)
@@ -126,19 +130,19 @@ func TestDeletePropagationThroughClientGo(t *testing.T) {
 			if err := tt.create(tt.name); err != nil {
 				t.Fatal(err)
 			}
-			if err := tt.delete(tt.name, tt.options); err != nil {
+			deleted, err := tt.delete(tt.name, tt.options)
+			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := tt.get(tt.name)
 			if tt.wantFinalizers == nil {
-				if !apierrors.IsNotFound(err) {
+				if _, err := tt.get(tt.name); !apierrors.IsNotFound(err) {
 					t.Fatalf("after delete: %v, want NotFound", err)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			// The object as the delete left it: the garbage collector
+			// soon removes its finalizer, and then the object.
+			got := deleted
 			if !slices.Equal(got.GetFinalizers(), tt.wantFinalizers) || got.GetDeletionTimestamp() == nil {
 				t.Errorf("finalizers %q deletionTimestamp %v; want %q and a timestamp", got.GetFinalizers(), got.GetDeletionTimestamp(), tt.wantFinalizers)
 			}
@@ -148,12 +152,26 @@ func TestDeletePropagationThroughClientGo(t *testing.T) {
 
 // propagationCase deletes one object of some resource.
 type propagationCase struct {
-	name           string
-	create         func(name string) error
-	get            func(name string) (metav1.Object, error)
-	delete         func(name string, opts metav1.DeleteOptions) error
+	name   string
+	create func(name string) error
+	get    func(name string) (metav1.Object, error)
+	// delete returns the object the server answered with.
+	delete         func(name string, opts metav1.DeleteOptions) (metav1.Object, error)
 	options        metav1.DeleteOptions
 	wantFinalizers []string // nil: the object is gone
+}
+
+// deleteReturning deletes through c and decodes the object the server
+// returns (the object left with its finalizers, when it was not deleted).
+func deleteReturning(c rest.Interface, ns, resource string, newObj func() runtime.Object) func(string, metav1.DeleteOptions) (metav1.Object, error) {
+	return func(name string, opts metav1.DeleteOptions) (metav1.Object, error) {
+		obj := newObj()
+		err := c.Delete().Namespace(ns).Resource(resource).Name(name).Body(&opts).Do(context.Background()).Into(obj)
+		if err != nil {
+			return nil, err
+		}
+		return obj.(metav1.Object), nil
+	}
 }
 
 // TestDeleteOptionsValidationThroughClientGo: both orphanDependents and

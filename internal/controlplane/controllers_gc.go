@@ -1,0 +1,77 @@
+package controlplane
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/kapi-dev/kapi/internal/controllers/garbagecollector"
+)
+
+// startGarbageCollector runs kube-controller-manager's garbage collector
+// over the loopback client: metadata-only informers (one factory, owned
+// here) for every deletable resource discovery lists, and events as
+// "garbage-collector-controller".
+func startGarbageCollector(ctx context.Context, cc *controllerContext) error {
+	cfg := rest.CopyConfig(cc.loopback)
+	cfg.UserAgent = "kapi/garbage-collector"
+	protobuf := rest.CopyConfig(cfg)
+	protobuf.ContentType = "application/vnd.kubernetes.protobuf"
+	cs, err := kubernetes.NewForConfig(protobuf)
+	if err != nil {
+		return err
+	}
+	// The metadata client speaks JSON: PartialObjectMetadata of any
+	// resource, custom ones included.
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	// The mapper has its own cached discovery, reset at each resync; the
+	// collector compares what dc lists now with what it follows.
+	mapperDiscovery, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	informers := metadatainformer.NewSharedInformerFactoryWithOptions(md, 0, metadatainformer.WithTransform(dropManagedFields))
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
+	gc := garbagecollector.New(garbagecollector.Config{
+		Metadata:  md,
+		Informers: informers,
+		Discovery: dc,
+		Mapper:    restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(mapperDiscovery)),
+		Recorder:  broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "garbage-collector-controller"}),
+		Logger:    cc.logger,
+	})
+	go func() {
+		gc.Run(ctx)
+		informers.Shutdown()
+		broadcaster.Shutdown()
+	}()
+	return nil
+}
+
+// dropManagedFields keeps the graph's cache small: the collector reads
+// only owner references, finalizers and the deletion timestamp.
+func dropManagedFields(obj any) (any, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}
