@@ -56,6 +56,9 @@ func StartServer(t testing.TB, opts ...Option) *Server {
 		done:    make(chan error, 1),
 		users:   map[string]*rest.Config{},
 	}
+	if err := writeSAKey(dir); err != nil {
+		t.Fatalf("kapitest: %v", err)
+	}
 	ready := make(chan *rest.Config, 1)
 	cfg := serverConfig(o, dir, s.certDir)
 	cfg.Ready = func(c *rest.Config) { ready <- c }
