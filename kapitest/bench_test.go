@@ -2,6 +2,10 @@ package kapitest
 
 import (
 	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -57,4 +61,39 @@ func BenchmarkStop(b *testing.B) {
 		b.StartTimer()
 		s.Stop()
 	}
+}
+
+// BenchmarkServerMemory reports the process's resident set with one
+// server running (rss-MB, from /proc; Linux only) and the heap it holds
+// after a GC (heap-MB).
+func BenchmarkServerMemory(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		s := StartServer(b)
+		listNamespaces(b, s)
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
+		if rss, ok := residentMB(); ok {
+			b.ReportMetric(rss, "rss-MB")
+		}
+		s.Stop()
+		b.StartTimer()
+	}
+}
+
+// residentMB reads VmRSS from /proc/self/status.
+func residentMB() (float64, bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			return kb / 1024, err == nil
+		}
+	}
+	return 0, false
 }
