@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/netip"
 	"time"
+
+	"k8s.io/client-go/rest"
 )
 
 // Config is everything the control plane is built from; the CLI fills it
@@ -65,6 +67,12 @@ type Config struct {
 	Security SecurityConfig
 	// PodAdmission configures the pod admission plugins.
 	PodAdmission PodAdmissionConfig
+
+	// Ready, when set, is called once, on its own goroutine, when the
+	// server serves and every post-start hook has finished, with a copy
+	// of the admin loopback config (the in-process harness waits on it).
+	// Not called when Run fails or ctx ends first.
+	Ready func(*rest.Config)
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

@@ -149,7 +149,18 @@ func Run(ctx context.Context, c *Config) error {
 	prepared := top.PrepareRun()
 	runErr := make(chan error, 1)
 	go func() { runErr <- prepared.Run(ctx) }()
-	go announceReady(ctx, out, logger, sc.LoopbackClientConfig, url, c.StartTime)
+	if c.Out != nil {
+		go announceReady(ctx, out, logger, sc.LoopbackClientConfig, url, c.StartTime)
+	}
+	if c.Ready != nil {
+		go func() {
+			select {
+			case <-prepared.ReadyCh():
+				c.Ready(rest.CopyConfig(sc.LoopbackClientConfig))
+			case <-ctx.Done():
+			}
+		}()
+	}
 	return <-runErr
 }
 

@@ -53,7 +53,8 @@ func (p *PreparedServer) run(ctx context.Context) error {
 	if cfg.SecureServing == nil || cfg.SecureServing.Listener == nil {
 		return errors.New("server: Run needs SecureServing with a Listener")
 	}
-	srv, err := newHTTPServer(cfg.SecureServing, p.Handler(), p.s.logger)
+	running := newRunningHandlers()
+	srv, err := newHTTPServer(cfg.SecureServing, running.wrap(p.Handler()), p.s.logger)
 	if err != nil {
 		return fmt.Errorf("server %s: %w", p.s.name, err)
 	}
@@ -74,11 +75,11 @@ func (p *PreparedServer) run(ctx context.Context) error {
 		p.awaitHooks(hooksDone)
 		return fmt.Errorf("server %s: serving on %s failed: %w", p.s.name, p.Addr(), err)
 	}
-	return p.shutdown(srv, serveDone, stopHooks, hooksDone)
+	return p.shutdown(srv, running, serveDone, stopHooks, hooksDone)
 }
 
 // shutdown runs the phases described on Run.
-func (p *PreparedServer) shutdown(srv *http.Server, serveDone <-chan error, stopHooks func(), hooksDone <-chan struct{}) error {
+func (p *PreparedServer) shutdown(srv *http.Server, running *runningHandlers, serveDone <-chan error, stopHooks func(), hooksDone <-chan struct{}) error {
 	cfg, log := p.s.config, p.s.logger
 	wg := cfg.NonLongRunningRequestWaitGroup
 
@@ -111,15 +112,44 @@ func (p *PreparedServer) shutdown(srv *http.Server, serveDone <-chan error, stop
 	} else {
 		log.Info("graceful termination: in-flight requests drained")
 	}
-	if err := <-shutdownDone; err != nil {
-		log.Warn("graceful termination: closing connections still open", "err", err)
-		srv.Close()
-	}
+	p.closeLingering(srv, running, drainCtx, shutdownDone)
 	<-serveDone
 	p.signals.drained.fire()
 	p.awaitHooks(hooksDone)
 	log.Info("graceful termination: done")
 	return hookErr
+}
+
+// closeLingering waits for Shutdown to close the connections; once no
+// handler runs (the watches ended too) it gives them connectionLinger, then
+// closes what is left.
+func (p *PreparedServer) closeLingering(srv *http.Server, running *runningHandlers, drainCtx context.Context, shutdownDone <-chan error) {
+	cfg, log := p.s.config, p.s.logger
+	handlersDone := make(chan error, 1)
+	go func() { handlersDone <- running.wait(drainCtx) }()
+	select {
+	case err := <-shutdownDone:
+		if err != nil {
+			log.Warn("graceful termination: closing connections still open", "err", err)
+			srv.Close()
+		}
+		return
+	case err := <-handlersDone:
+		if err != nil {
+			break // the shutdown timeout passed: close now
+		}
+		select {
+		case err := <-shutdownDone:
+			if err != nil {
+				srv.Close()
+			}
+			return
+		case <-cfg.Clock.After(connectionLinger):
+		}
+	}
+	log.Info("graceful termination: closing idle connections")
+	srv.Close()
+	<-shutdownDone
 }
 
 // startPostStartHooks runs every hook on its own goroutine. The returned

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,22 +31,23 @@ import (
 // reconciled a few at a time: the server waits for this at start.
 func Reconcile(ctx context.Context, cs kubernetes.Interface) error {
 	rbac := cs.RbacV1()
+	ex := listExisting(ctx, cs)
 	var jobs []func() error
 	for _, r := range bootstrappolicy.ClusterRoles() {
 		jobs = append(jobs, func() error {
-			return reconcileRole(ctx, cs, "clusterrole", clusterRoleView(r), clusterRoleClient(rbac.ClusterRoles()))
+			return reconcileRole(ctx, ex, "clusterrole", clusterRoleView(r), clusterRoleClient(rbac.ClusterRoles()))
 		})
 	}
 	for _, b := range bootstrappolicy.ClusterRoleBindings() {
 		jobs = append(jobs, func() error {
-			return reconcileBinding(ctx, cs, "clusterrolebinding", clusterBindingView(b), clusterBindingClient(rbac.ClusterRoleBindings()))
+			return reconcileBinding(ctx, ex, "clusterrolebinding", clusterBindingView(b), clusterBindingClient(rbac.ClusterRoleBindings()))
 		})
 	}
 	nsRoles := bootstrappolicy.NamespaceRoles()
 	for _, ns := range slices.Sorted(maps.Keys(nsRoles)) {
 		for _, r := range nsRoles[ns] {
 			jobs = append(jobs, func() error {
-				return reconcileRole(ctx, cs, "role", nsRoleView(r), nsRoleClient(rbac.Roles(ns)))
+				return reconcileRole(ctx, ex, "role", nsRoleView(r), nsRoleClient(rbac.Roles(ns)))
 			})
 		}
 	}
@@ -55,7 +55,7 @@ func Reconcile(ctx context.Context, cs kubernetes.Interface) error {
 	for _, ns := range slices.Sorted(maps.Keys(nsBindings)) {
 		for _, b := range nsBindings[ns] {
 			jobs = append(jobs, func() error {
-				return reconcileBinding(ctx, cs, "rolebinding", nsBindingView(b), nsBindingClient(rbac.RoleBindings(ns)))
+				return reconcileBinding(ctx, ex, "rolebinding", nsBindingView(b), nsBindingClient(rbac.RoleBindings(ns)))
 			})
 		}
 	}
@@ -136,11 +136,14 @@ type roleClient struct {
 	update func(ctx context.Context, r roleView) error
 }
 
-func reconcileRole(ctx context.Context, cs kubernetes.Interface, kind string, want roleView, api roleClient) error {
+func reconcileRole(ctx context.Context, ex *existing, kind string, want roleView, api roleClient) error {
+	if done, err := createAbsent(ctx, ex, kind, *want.meta, func() error { return api.create(ctx, want) }); done || err != nil {
+		return err
+	}
 	err := retry.OnError(retry.DefaultRetry, retryable, func() error {
 		have, err := api.get(ctx, want.meta.Name)
 		if apierrors.IsNotFound(err) {
-			if err := ensureNamespace(ctx, cs, want.meta.Namespace); err != nil {
+			if err := ex.ensureNamespace(ctx, want.meta.Namespace); err != nil {
 				return err
 			}
 			return api.create(ctx, want)
@@ -203,11 +206,14 @@ type bindingClient struct {
 	delete func(ctx context.Context, name, uid string) error
 }
 
-func reconcileBinding(ctx context.Context, cs kubernetes.Interface, kind string, want bindingView, api bindingClient) error {
+func reconcileBinding(ctx context.Context, ex *existing, kind string, want bindingView, api bindingClient) error {
+	if done, err := createAbsent(ctx, ex, kind, *want.meta, func() error { return api.create(ctx, want) }); done || err != nil {
+		return err
+	}
 	err := retry.OnError(retry.DefaultRetry, retryable, func() error {
 		have, err := api.get(ctx, want.meta.Name)
 		if apierrors.IsNotFound(err) {
-			if err := ensureNamespace(ctx, cs, want.meta.Namespace); err != nil {
+			if err := ex.ensureNamespace(ctx, want.meta.Namespace); err != nil {
 				return err
 			}
 			return api.create(ctx, want)
@@ -240,17 +246,24 @@ func reconcileBinding(ctx context.Context, cs kubernetes.Interface, kind string,
 	return nil
 }
 
-// ensureNamespace creates the namespace a role lives in if it is missing,
-// as upstream does; kube-system and kube-public may not exist yet.
-func ensureNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
-	if ns == "" {
-		return nil
+// createAbsent creates an object that was missing when the run began.
+// done is false when the object must be reconciled the usual way: it was
+// there, or it appeared since.
+func createAbsent(ctx context.Context, ex *existing, kind string, m metav1.ObjectMeta, create func() error) (done bool, err error) {
+	if !ex.absent(kind, m) {
+		return false, nil
 	}
-	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
+	if err := ex.ensureNamespace(ctx, m.Namespace); err != nil {
+		return false, fmt.Errorf("unable to reconcile %s %s: %w", kind, objName(m), err)
 	}
-	return nil
+	err = create()
+	if apierrors.IsAlreadyExists(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("unable to reconcile %s %s: %w", kind, objName(m), err)
+	}
+	return true, nil
 }
 
 func objName(m metav1.ObjectMeta) string {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/kapi-dev/kapi/internal/auth/authenticator"
 	"github.com/kapi-dev/kapi/internal/auth/user"
@@ -22,6 +23,9 @@ import (
 // Authenticator verifies client certificates against a CA pool.
 type Authenticator struct {
 	roots func() *x509.CertPool
+	// now is the time certificates are verified at; tests set it.
+	now      func() time.Time
+	verified verifiedCache
 }
 
 var _ authenticator.Request = (*Authenticator)(nil)
@@ -34,7 +38,7 @@ func New(roots *x509.CertPool) *Authenticator {
 // NewDynamic returns an authenticator that asks roots for the pool on every
 // request, so a reloaded --client-ca-file takes effect without a restart.
 func NewDynamic(roots func() *x509.CertPool) *Authenticator {
-	return &Authenticator{roots: roots}
+	return &Authenticator{roots: roots, now: time.Now}
 }
 
 // AuthenticateRequest implements authenticator.Request. No client
@@ -49,17 +53,8 @@ func (a *Authenticator) AuthenticateRequest(req *http.Request) (*authenticator.R
 	if roots == nil {
 		return nil, false, errors.New("x509: no client CA is configured")
 	}
-	intermediates := x509.NewCertPool()
-	for _, c := range req.TLS.PeerCertificates[1:] {
-		intermediates.AddCert(c)
-	}
-	_, err := leaf.Verify(x509.VerifyOptions{
-		Roots:         roots,
-		Intermediates: intermediates,
-		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	})
-	if err != nil {
-		return nil, false, fmt.Errorf("verifying certificate %s failed: %w", describe(leaf), err)
+	if err := a.verify(req.TLS.PeerCertificates, roots); err != nil {
+		return nil, false, err
 	}
 	if leaf.Subject.CommonName == "" {
 		return nil, false, nil
@@ -78,4 +73,29 @@ func (a *Authenticator) AuthenticateRequest(req *http.Request) (*authenticator.R
 func describe(c *x509.Certificate) string {
 	return fmt.Sprintf("SN=%s, SKID=%X, AKID=%X, subject=%q issued by %q",
 		c.SerialNumber, c.SubjectKeyId, c.AuthorityKeyId, c.Subject.String(), c.Issuer.String())
+}
+
+// verify checks the presented chain against roots for client auth, or
+// finds it in the cache of chains that passed.
+func (a *Authenticator) verify(certs []*x509.Certificate, roots *x509.CertPool) error {
+	now := a.now()
+	if a.verified.verified(certs, roots, now) {
+		return nil
+	}
+	leaf := certs[0]
+	intermediates := x509.NewCertPool()
+	for _, c := range certs[1:] {
+		intermediates.AddCert(c)
+	}
+	chains, err := leaf.Verify(x509.VerifyOptions{
+		Roots:         roots,
+		Intermediates: intermediates,
+		CurrentTime:   now,
+		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+	if err != nil {
+		return fmt.Errorf("verifying certificate %s failed: %w", describe(leaf), err)
+	}
+	a.verified.remember(certs, roots, chains[0])
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kapi-dev/kapi/internal/endpoints/openapi/definitions"
+	"github.com/kapi-dev/kapi/internal/endpoints/openapi/markers"
 )
 
 // BenchmarkDefinitions builds the v2 and v3 definitions of every kind of
@@ -20,11 +21,15 @@ func BenchmarkDefinitions(b *testing.B) {
 }
 
 // BenchmarkTypeConverter builds the server-side apply type converter of
-// every kind of k8s.io/api from a cold builder (v3 definitions included).
+// every kind of k8s.io/api from a cold builder (v3 definitions included),
+// as the first server of a process does; the builder is made private (its
+// own markers) so that the process-wide converter is not reused.
 func BenchmarkTypeConverter(b *testing.B) {
 	scheme := allScheme(b)
 	for b.Loop() {
-		if _, err := definitions.NewBuilder(scheme).TypeConverter(); err != nil {
+		builder := definitions.NewBuilder(scheme)
+		definitions.SetMarkers(builder, markers.Lookup)
+		if _, err := builder.TypeConverter(); err != nil {
 			b.Fatal(err)
 		}
 	}

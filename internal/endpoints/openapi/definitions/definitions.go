@@ -62,6 +62,9 @@ type Builder struct {
 	scheme *runtime.Scheme
 	// markers looks up the comment markers of a definition; tests swap it.
 	markers func(definitionName string) (markers.Type, bool)
+	// customMarkers is set when a test swapped markers: the builder's
+	// converter is then its own, never shared.
+	customMarkers bool
 
 	kindsOnce sync.Once
 	kinds     map[string][]any // definition name → x-kubernetes-group-version-kind
@@ -129,9 +132,47 @@ func (b *Builder) Kinds() []reflect.Type {
 // its own). It is built once, on the first call.
 func (b *Builder) TypeConverter() (managedfields.TypeConverter, error) {
 	b.converterOnce.Do(func() {
-		b.converter, b.converterErr = managedfields.NewTypeConverter(b.V3(b.Kinds()...), false)
+		build := func() (managedfields.TypeConverter, error) {
+			return managedfields.NewTypeConverter(b.V3(b.Kinds()...), false)
+		}
+		if b.customMarkers {
+			b.converter, b.converterErr = build()
+			return
+		}
+		v, _ := sharedConverters.LoadOrStore(b.kindsFingerprint(), &sharedConverter{})
+		sc := v.(*sharedConverter)
+		sc.once.Do(func() { sc.tc, sc.err = build() })
+		b.converter, b.converterErr = sc.tc, sc.err
 	})
 	return b.converter, b.converterErr
+}
+
+// sharedConverters are the type converters built so far in this process,
+// by the kinds they cover (kindsFingerprint). A converter depends only on
+// the scheme's kinds — their Go types and group/version/kinds — which
+// every server of a process registers alike; building one costs tens of
+// milliseconds of CPU, paid once per process instead of once per server
+// (a test binary starts many). Converters are immutable once built.
+var sharedConverters sync.Map
+
+type sharedConverter struct {
+	once sync.Once
+	tc   managedfields.TypeConverter
+	err  error
+}
+
+// kindsFingerprint names the scheme's external kinds and their Go types,
+// sorted: two schemes with the same fingerprint get the same converter.
+func (b *Builder) kindsFingerprint() string {
+	var kinds []string
+	for gvk, t := range b.scheme.AllKnownTypes() {
+		if gvk.Version == runtime.APIVersionInternal || !definable(t) {
+			continue
+		}
+		kinds = append(kinds, gvk.String()+"="+t.PkgPath()+"."+t.Name())
+	}
+	sort.Strings(kinds)
+	return strings.Join(kinds, "\n")
 }
 
 // closure builds (or finds in the cache) the definitions of roots and of

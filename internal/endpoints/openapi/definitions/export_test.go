@@ -6,4 +6,5 @@ import "github.com/kapi-dev/kapi/internal/endpoints/openapi/markers"
 // before building anything.
 func SetMarkers(b *Builder, lookup func(definitionName string) (markers.Type, bool)) {
 	b.markers = lookup
+	b.customMarkers = true
 }
