@@ -86,7 +86,7 @@ func badInput(t *testing.T, k *framework.Kapi) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Items) != 0 {
-		t.Fatalf("bad requests stored %d configmaps", len(list.Items))
+	if n := ownConfigMaps(list.Items, configMapName); n != 0 {
+		t.Fatalf("bad requests stored %d configmaps", n)
 	}
 }

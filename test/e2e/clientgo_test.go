@@ -89,13 +89,13 @@ func clientGoCRUD(t *testing.T, k *framework.Kapi) {
 			if err != nil || len(page.Items) != 2 || page.Continue == "" {
 				t.Fatalf("first page: %v items=%d continue=%q", err, len(page.Items), page.Continue)
 			}
-			seen := len(page.Items)
+			seen := ownConfigMaps(page.Items, configMapName)
 			for page.Continue != "" {
 				page, err = cms.List(ctx, metav1.ListOptions{Limit: 2, Continue: page.Continue})
 				if err != nil {
 					t.Fatalf("next page: %v", err)
 				}
-				seen += len(page.Items)
+				seen += ownConfigMaps(page.Items, configMapName)
 			}
 			if seen != 6 {
 				t.Fatalf("paged list saw %d configmaps, want 6", seen)
@@ -174,8 +174,8 @@ func informerSync(t *testing.T, k *framework.Kapi) {
 	expectEvent(t, ctx, events, "delete watched")
 
 	listed, err := inf.Lister().ConfigMaps("informed").List(labels.Everything())
-	if err != nil || len(listed) != 0 {
-		t.Fatalf("lister after delete: %v %d", err, len(listed))
+	if n := ownConfigMaps(listed, func(cm *corev1.ConfigMap) string { return cm.Name }); err != nil || n != 0 {
+		t.Fatalf("lister after delete: %v %d", err, n)
 	}
 }
 

@@ -38,6 +38,9 @@ func newEventLog() *eventLog {
 }
 
 func (l *eventLog) add(name, event string) {
+	if name == rootCAConfigMap {
+		return
+	}
 	l.mu.Lock()
 	l.events[name] = append(l.events[name], event)
 	l.mu.Unlock()
