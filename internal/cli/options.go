@@ -53,6 +53,7 @@ type ServeOptions struct {
 
 	serviceOptions
 	securityOptions
+	controllerOptions
 
 	// Logging.
 	Verbosity int
@@ -88,6 +89,7 @@ func NewServeOptions() *ServeOptions {
 		MaxRequestBytes:             3 * 1024 * 1024,
 		serviceOptions:              defaultServiceOptions(),
 		securityOptions:             defaultSecurityOptions(),
+		controllerOptions:           defaultControllerOptions(),
 		resolveBindAddress:          utilnet.ResolveBindAddress,
 	}
 }
@@ -131,6 +133,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 
 	o.serviceOptions.addFlags(sets)
 	o.securityOptions.addFlags(sets)
+	o.controllerOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -207,6 +210,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.validateEtcd()...)
 	errs = append(errs, o.serviceOptions.validate()...)
 	errs = append(errs, o.securityOptions.validate()...)
+	errs = append(errs, o.controllerOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -262,6 +266,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	}
 	o.serviceOptions.fill(c)
 	o.securityOptions.fill(c)
+	o.controllerOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

@@ -63,6 +63,18 @@ type Config struct {
 	MaxRequestBytes             int64
 
 	Security SecurityConfig
+
+	// Controllers is --controllers in kube-controller-manager's syntax
+	// ("*", "name", "-name"); nil means "*", every controller kapi has,
+	// and an empty list none.
+	Controllers []string
+	// ClusterSigningCertFile and ClusterSigningKeyFile sign the
+	// certificates of approved CertificateSigningRequests; empty means
+	// kapi's own CA in the cert dir.
+	ClusterSigningCertFile, ClusterSigningKeyFile string
+	// ClusterSigningDuration is the longest certificate the CSR signer
+	// issues; 0 means a year.
+	ClusterSigningDuration time.Duration
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when
