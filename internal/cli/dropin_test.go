@@ -165,6 +165,10 @@ func TestKubeAPIServerDefaults(t *testing.T) {
 	if got := c.Security.DisableAdmissionPlugins; !slices.Equal(got, []string{"NamespaceLifecycle", "NodeRestriction"}) {
 		t.Errorf("disabled admission plugins = %v", got)
 	}
+	// kube-apiserver runs no kube-controller-manager controller.
+	if c.Controllers == nil || len(c.Controllers) != 0 {
+		t.Errorf("controllers = %#v, want none (an empty, non-nil list)", c.Controllers)
+	}
 	entries, err := os.ReadDir(certDir)
 	if err != nil {
 		t.Fatal(err)

@@ -94,3 +94,36 @@ func TestControllersThroughTheServer(t *testing.T) {
 		})
 	}
 }
+
+// TestEventRecorders: the shared recorder writes events.k8s.io/v1 Events
+// reporting as the controller that asked for it.
+func TestEventRecorders(t *testing.T) {
+	s := startServer(t, "memory")
+	cs, err := kubernetes.NewForConfig(s.restCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &eventRecorders{}
+	if err := rec.init(ctx, s.restCfg); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := cs.CoreV1().Namespaces().Get(ctx, "bench", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.recorder("garbage-collector-controller").Eventf(ns, nil, corev1.EventTypeWarning, "OwnerRefInvalidNamespace", "GarbageCollect", "a note %d", 1)
+	poll(t, "event recorded", func(ctx context.Context) (bool, error) {
+		list, err := cs.EventsV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range list.Items {
+			if e.Reason == "OwnerRefInvalidNamespace" && e.ReportingController == "garbage-collector-controller" && e.Note == "a note 1" && e.Regarding.Name == "bench" {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}

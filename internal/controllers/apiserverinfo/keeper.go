@@ -72,7 +72,7 @@ func newKeeper(client kubernetes.Interface, name string, resync time.Duration, l
 func (k *keeper) Run(ctx context.Context) {
 	defer k.queue.ShutDown()
 	go k.informer.Run(ctx.Done())
-	if !cache.WaitForNamedCacheSync(k.name, ctx.Done(), k.informer.HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), k.informer.HasSynced) {
 		return
 	}
 	k.queue.Add(k.name)

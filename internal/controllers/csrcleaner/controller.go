@@ -48,7 +48,7 @@ func New(client kubernetes.Interface, csrs certinformers.CertificateSigningReque
 
 // Run cleans every PollingInterval until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	if !cache.WaitForNamedCacheSync("certificatesigningrequest-cleaner", ctx.Done(), c.synced) {
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
 		return
 	}
 	wait.UntilWithContext(ctx, c.Clean, PollingInterval)

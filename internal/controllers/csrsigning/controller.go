@@ -74,7 +74,7 @@ func New(client kubernetes.Interface, csrs certinformers.CertificateSigningReque
 // Run waits for the cache, then signs with workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSync("certificate-signing", ctx.Done(), c.synced) {
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
 		return
 	}
 	worker.Run(ctx, c.queue, workers, c.logger, c.sync)

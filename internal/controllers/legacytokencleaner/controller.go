@@ -71,7 +71,7 @@ func New(client kubernetes.Interface, sas coreinformers.ServiceAccountInformer, 
 
 // Run evaluates every token each SyncInterval until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	if !cache.WaitForNamedCacheSync("legacy-service-account-token-cleaner", ctx.Done(), c.synced...) {
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return
 	}
 	wait.UntilWithContext(ctx, c.Evaluate, SyncInterval)

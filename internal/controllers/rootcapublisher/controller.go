@@ -87,7 +87,7 @@ func (c *Controller) enqueueConfigMap(obj any) {
 // Run waits for the caches, then publishes until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSync("root_ca_cert_publisher", ctx.Done(), c.synced...) {
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return
 	}
 	worker.Run(ctx, c.queue, workers, c.logger, c.sync)

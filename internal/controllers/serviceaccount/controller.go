@@ -81,7 +81,7 @@ func (c *Controller) enqueueNamespace(obj any) {
 // ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSync("serviceaccount", ctx.Done(), c.synced...) {
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return
 	}
 	worker.Run(ctx, c.queue, workers, c.logger, c.sync)

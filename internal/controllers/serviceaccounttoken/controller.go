@@ -123,7 +123,7 @@ func (c *Controller) enqueueAccount(obj any) {
 func (c *Controller) Run(ctx context.Context, workers int) {
 	defer c.secretQ.ShutDown()
 	defer c.accountQ.ShutDown()
-	if !cache.WaitForNamedCacheSync("tokens", ctx.Done(), c.synced...) {
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return
 	}
 	done := make(chan struct{})
