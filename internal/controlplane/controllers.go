@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -101,9 +102,12 @@ func addControllerHooks(s *server.GenericServer, c *Config, deps controllerDeps)
 		}
 		ctrl := ctrl
 		if err := s.AddPostStartHook("start-"+ctrl.name, func(hc server.PostStartHookContext) error {
+			start := time.Now()
 			if err := recorders.init(hc.Context, hc.LoopbackClientConfig); err != nil {
 				return err
 			}
+			logger := deps.logger.With("controller", ctrl.name)
+			defer func() { logger.Debug("controller started", "took", time.Since(start)) }()
 			return ctrl.start(hc.Context, &controllerContext{
 				config:       c,
 				loopback:     hc.LoopbackClientConfig,
