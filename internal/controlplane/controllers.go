@@ -112,7 +112,7 @@ func addControllerHooks(s *server.GenericServer, c *Config, deps controllerDeps)
 				config:       c,
 				loopback:     hc.LoopbackClientConfig,
 				informers:    deps.informers,
-				logger:       deps.logger.With("controller", ctrl.name),
+				logger:       logger,
 				rootCA:       deps.rootCA,
 				events:       recorders,
 				clock:        clock.RealClock{},
