@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,9 +39,15 @@ var kubeletFlags = []string{"kubelet-client-certificate", "kubelet-client-key", 
 // certificates go to /var/run/kubernetes and there is no --data-dir:
 // kapi's own state (its CA, the admin kubeconfig, an embedded etcd when
 // no --etcd-servers is given) lives in a temporary directory that is
-// removed at exit.
+// removed at exit. No kube-controller-manager controller runs unless
+// --controllers asks for some: a real kube-apiserver runs none (no
+// default ServiceAccount, no namespace finalization), and tools that
+// launch it (envtest) expect exactly that; the objects kube-apiserver
+// writes itself (extension-apiserver-authentication, the legacy token
+// tracking ConfigMap) are written either way.
 func newKubeAPIServerOptions() *kubeAPIServerOptions {
 	o := &kubeAPIServerOptions{ServeOptions: NewServeOptions()}
+	o.Controllers = []string{}
 	o.DataDir = ""
 	o.CertDir = upstreamCertDir
 	o.AnonymousAuth = true
@@ -55,6 +62,7 @@ func (o *kubeAPIServerOptions) addFlags(sets *namedFlagSets) {
 	sets.FlagSet("authentication").Lookup("anonymous-auth").Usage = "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated."
 	sets.FlagSet("admission").Lookup("enable-admission-plugins").Usage = "Admission plugins that should be enabled in addition to default enabled ones. Upstream's names are accepted; naming one kapi does not implement is an error. Implemented: " + fmt.Sprint(controlplane.AdmissionPlugins) + "."
 	sets.FlagSet("admission").Lookup("disable-admission-plugins").Usage = "Admission plugins that should be disabled although they are in the default enabled plugins list. Any of upstream's names is accepted."
+	sets.FlagSet("controllers").Lookup("controllers").Usage = "kapi only: the kube-controller-manager controllers to run in-process, in kube-controller-manager's syntax ('*' all kapi has, 'foo' enables, '-foo' disables). Default none, as kube-apiserver runs none. kapi runs: " + strings.Join(controlplane.ControllerNames(), ", ") + "."
 	fs := sets.FlagSet("kubelet")
 	fs.StringVar(&o.KubeletClientCertificate, "kubelet-client-certificate", "", "Path to a client cert file for TLS to kubelets. Accepted and ignored: kapi never connects to a kubelet.")
 	fs.StringVar(&o.KubeletClientKey, "kubelet-client-key", "", "Path to a client key file for TLS to kubelets. Accepted and ignored: kapi never connects to a kubelet.")

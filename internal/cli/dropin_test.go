@@ -167,6 +167,10 @@ func TestKubeAPIServerDefaults(t *testing.T) {
 	if got, want := c.Security.DisableAdmissionPlugins, implementedOf("ServiceAccount", "NamespaceLifecycle", "NodeRestriction"); !slices.Equal(got, want) {
 		t.Errorf("disabled admission plugins = %v, want %v", got, want)
 	}
+	// kube-apiserver runs no kube-controller-manager controller.
+	if c.Controllers == nil || len(c.Controllers) != 0 {
+		t.Errorf("controllers = %#v, want none (an empty, non-nil list)", c.Controllers)
+	}
 	entries, err := os.ReadDir(certDir)
 	if err != nil {
 		t.Fatal(err)

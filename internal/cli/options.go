@@ -54,6 +54,7 @@ type ServeOptions struct {
 	serviceOptions
 	securityOptions
 	podAdmissionOptions
+	controllerOptions
 
 	// Logging.
 	Verbosity int
@@ -90,6 +91,7 @@ func NewServeOptions() *ServeOptions {
 		serviceOptions:              defaultServiceOptions(),
 		securityOptions:             defaultSecurityOptions(),
 		podAdmissionOptions:         defaultPodAdmissionOptions(),
+		controllerOptions:           defaultControllerOptions(),
 		resolveBindAddress:          utilnet.ResolveBindAddress,
 	}
 }
@@ -134,6 +136,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	o.serviceOptions.addFlags(sets)
 	o.securityOptions.addFlags(sets)
 	o.podAdmissionOptions.addFlags(sets)
+	o.controllerOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -210,6 +213,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.validateEtcd()...)
 	errs = append(errs, o.serviceOptions.validate()...)
 	errs = append(errs, o.securityOptions.validate()...)
+	errs = append(errs, o.controllerOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -266,6 +270,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	o.serviceOptions.fill(c)
 	o.securityOptions.fill(c)
 	o.podAdmissionOptions.fill(c)
+	o.controllerOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 func TestValidateReportsEveryProblem(t *testing.T) {
@@ -50,6 +53,12 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			o.AuditLogFormat = "legacy"
 			o.EnableAdmissionPlugins = []string{"NoSuchPlugin", "ImagePolicyWebhook"}
 		}, []string{"--audit-log-maxage -1 can't be a negative number", `--audit-log-format "legacy"`, `--enable-admission-plugins plugin "NoSuchPlugin" is unknown`, `admission plugin "ImagePolicyWebhook" is not implemented by kapi`}},
+		{"controllers and cluster signing", func(o *ServeOptions) {
+			o.Controllers = []string{"*", "-nonsense", "deployment"}
+			o.ClusterSigningCertFile = "ca.crt"
+			o.ClusterSigningDuration = 0
+		}, []string{`--controllers: "nonsense" is not in the list of known controllers`, `--controllers: "deployment" is not implemented by kapi`,
+			"--cluster-signing-cert-file and --cluster-signing-key-file must be given together", "--cluster-signing-duration 0s must be positive"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,5 +115,32 @@ func TestUnknownFlagIsNamed(t *testing.T) {
 	err := cmd.Execute()
 	if err == nil || !strings.Contains(err.Error(), "--enable-frobnication") {
 		t.Fatalf("got %v, want an error naming the flag", err)
+	}
+}
+
+// TestControllersFlag checks the wiring of --controllers: kube-controller-
+// manager's syntax reaches the config, an empty value means none, and
+// `kapi serve` defaults to every controller.
+func TestControllersFlag(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"*"}},
+		{[]string{"--controllers=*,-csrsigning"}, []string{"*", "-csrsigning"}},
+		{[]string{"--controllers="}, []string{}},
+	} {
+		o := NewServeOptions()
+		sets := &namedFlagSets{}
+		o.AddFlags(sets)
+		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+		sets.addTo(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		got := o.Config().Controllers
+		if got == nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%v: controllers = %#v, want %#v", tt.args, got, tt.want)
+		}
 	}
 }

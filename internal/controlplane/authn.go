@@ -75,7 +75,7 @@ func newAuthentication(ctx context.Context, c *Config, t *tlsServing, saKeys []c
 	}
 	tokens = append(tokens, serviceaccounttoken.New(serviceaccounttoken.Options{
 		Issuers: c.ServiceAccountIssuers, Keys: saKeys, APIAudiences: c.APIAudiences,
-		Lookup: !sec.DisableServiceAccountLookup, Getter: a.objects,
+		Lookup: !sec.DisableServiceAccountLookup, Getter: a.objects, SecretWriter: a.objects,
 	}))
 	if sec.EnableBootstrapTokenAuth {
 		tokens = append(tokens, audienceAgnostic{bootstrap.New(func(ctx context.Context, name string) (*corev1.Secret, error) {
@@ -141,7 +141,8 @@ func serviceAccountKeys(c *Config, signer crypto.Signer) ([]crypto.PublicKey, er
 // objectGetter reads service accounts, secrets, pods and nodes from the
 // core storage, which is built after the authenticators.
 type objectGetter struct {
-	stores atomic.Pointer[map[string]rest.Getter]
+	stores  atomic.Pointer[map[string]rest.Getter]
+	secrets atomic.Pointer[rest.Updater]
 }
 
 var errStorageNotReady = errors.New("storage is not ready")
@@ -156,6 +157,9 @@ func (g *objectGetter) bind(groups []rest.APIGroupInfo) {
 		for _, res := range []string{"serviceaccounts", "secrets", "pods", "nodes"} {
 			if s, ok := gi.Storage["v1"][res].(rest.Getter); ok {
 				stores[res] = s
+			}
+			if u, ok := gi.Storage["v1"][res].(rest.Updater); ok && res == "secrets" {
+				g.secrets.Store(&u)
 			}
 		}
 	}
@@ -184,6 +188,17 @@ func (g *objectGetter) GetServiceAccount(ctx context.Context, namespace, name st
 
 func (g *objectGetter) GetSecret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
 	return get[corev1.Secret](g, ctx, "secrets", namespace, name)
+}
+
+// UpdateSecret writes a Secret straight to storage; the authenticator
+// records legacy token use with it.
+func (g *objectGetter) UpdateSecret(ctx context.Context, secret *corev1.Secret) error {
+	u := g.secrets.Load()
+	if u == nil {
+		return errStorageNotReady
+	}
+	_, _, err := (*u).Update(request.WithNamespace(ctx, secret.Namespace), secret.Name, rest.DefaultUpdatedObjectInfo(secret), nil, nil, false, &metav1.UpdateOptions{})
+	return err
 }
 
 func (g *objectGetter) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {

@@ -3,8 +3,10 @@ package controlplane
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"net"
+	"os"
 
 	"k8s.io/client-go/rest"
 
@@ -56,6 +58,52 @@ func servingMaterial(c *Config) (*servingCerts, error) {
 		}
 	}
 	return sc, nil
+}
+
+// rootCA is the bundle that verifies the serving certificate, which
+// controllers publish as kube-root-ca.crt: kapi's CA, or, for
+// --tls-cert-file, the CA certificates in that file (a self-signed
+// certificate is its own CA). A certificate file without its CA leaves
+// kapi's CA, the best kapi knows.
+func (sc *servingCerts) rootCA(c *Config) []byte {
+	if !sc.userCert {
+		return sc.caPEM
+	}
+	data, err := os.ReadFile(c.TLSCertFile)
+	if err != nil {
+		return sc.caPEM
+	}
+	certs, err := pki.ParseCertsPEM(data)
+	if err != nil {
+		return sc.caPEM
+	}
+	var out []byte
+	for _, cert := range certs {
+		if cert.IsCA {
+			out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})...)
+		}
+	}
+	if len(out) == 0 {
+		return sc.caPEM
+	}
+	return out
+}
+
+// clientCAPEM is the bundle client certificates are verified with:
+// kapi's CA and --client-ca-file.
+func (sc *servingCerts) clientCAPEM(c *Config) ([]byte, error) {
+	out := append([]byte{}, sc.caPEM...)
+	if c.ClientCAFile != "" {
+		data, err := os.ReadFile(c.ClientCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("--client-ca-file: %w", err)
+		}
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		out = append(out, data...)
+	}
+	return out, nil
 }
 
 // loopbackConfig is how kapi talks to itself: the admin identity over the

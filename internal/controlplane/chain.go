@@ -26,6 +26,12 @@ type chainDeps struct {
 	registry *prometheus.Registry
 	authn    *authentication
 	authz    *authorization
+	// rootCA verifies kapi's serving certificate; controllers publish it.
+	rootCA []byte
+	// clientCA is the PEM bundle client certificates are verified with
+	// (kapi's CA and --client-ca-file), published for delegated
+	// authentication.
+	clientCA []byte
 }
 
 // serverChain builds aggregator → core → extensions → not found, all on
@@ -133,7 +139,10 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err := informers.addHook(s); err != nil {
 		return nil, err
 	}
-	if err := addControllerHooks(s, c, informers, logger); err != nil {
+	if err := addAuthenticationInfoHooks(s, c, deps.clientCA, logger); err != nil {
+		return nil, err
+	}
+	if err := addControllerHooks(s, c, controllerDeps{informers: informers, logger: logger, rootCA: deps.rootCA}); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -73,6 +73,18 @@ type Config struct {
 	// of the admin loopback config (the in-process harness waits on it).
 	// Not called when Run fails or ctx ends first.
 	Ready func(*rest.Config)
+
+	// Controllers is --controllers in kube-controller-manager's syntax
+	// ("*", "name", "-name"); nil means "*", every controller kapi has,
+	// and an empty list none.
+	Controllers []string
+	// ClusterSigningCertFile and ClusterSigningKeyFile sign the
+	// certificates of approved CertificateSigningRequests; empty means
+	// kapi's own CA in the cert dir.
+	ClusterSigningCertFile, ClusterSigningKeyFile string
+	// ClusterSigningDuration is the longest certificate the CSR signer
+	// issues; 0 means a year.
+	ClusterSigningDuration time.Duration
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

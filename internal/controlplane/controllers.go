@@ -3,8 +3,12 @@ package controlplane
 import (
 	"context"
 	"log/slog"
+	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 
 	"github.com/kapi-dev/kapi/internal/server"
 )
@@ -19,6 +23,39 @@ type controllerContext struct {
 	// informers, then calls informers.factory.Start itself.
 	informers *sharedInformers
 	logger    *slog.Logger
+
+	// rootCA is the PEM bundle that verifies kapi's serving certificate:
+	// what kube-controller-manager's --root-ca-file would hold. It is
+	// published as kube-root-ca.crt and put into legacy token secrets.
+	rootCA []byte
+	// events records Events through events.k8s.io/v1 for every
+	// controller, rate-limited and aggregated by client-go.
+	events *eventRecorders
+	// clock is the time controllers act on; tests replace it.
+	clock clock.Clock
+	// tokenSecrets is the informer of token Secrets two controllers share.
+	tokenSecrets *tokenSecrets
+}
+
+// client returns a protobuf clientset over the loopback config with the
+// given user agent, as kube-controller-manager gives each controller its
+// own client.
+func (cc *controllerContext) client(userAgent string) (kubernetes.Interface, error) {
+	cfg := rest.CopyConfig(cc.loopback)
+	cfg.UserAgent = "kapi/" + userAgent
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	return kubernetes.NewForConfig(cfg)
+}
+
+// recorder is the event recorder a controller reports as.
+func (cc *controllerContext) recorder(component string) events.EventRecorder {
+	return cc.events.recorder(component)
+}
+
+// startInformers starts the informers a controller asked for after the
+// shared start hook ran.
+func (cc *controllerContext) startInformers(ctx context.Context) {
+	cc.informers.factory.Start(ctx.Done())
 }
 
 // inProcessController is one control loop kapi runs, named as
@@ -32,24 +69,57 @@ type inProcessController struct {
 // inProcessControllers are the control loops in the order they start.
 func inProcessControllers() []inProcessController {
 	return []inProcessController{
+		{name: "serviceaccount-token-controller", start: startServiceAccountTokenController},
 		{name: "namespace-controller", start: startNamespaceController},
 		{name: "resourcequota-controller", start: startResourceQuotaController},
 		{name: "validatingadmissionpolicy-status-controller", start: startValidatingAdmissionPolicyStatusController},
 		{name: "garbage-collector-controller", start: startGarbageCollector},
+		{name: "serviceaccount-controller", start: startServiceAccountController},
+		{name: "root-ca-certificate-publisher-controller", start: startRootCAPublisher},
+		{name: "legacy-serviceaccount-token-cleaner-controller", start: startLegacyTokenCleaner},
+		{name: "certificatesigningrequest-approving-controller", start: startCSRApprovingController},
+		{name: "certificatesigningrequest-signing-controller", start: startCSRSigningController},
+		{name: "certificatesigningrequest-cleaner-controller", start: startCSRCleanerController},
 	}
 }
 
-// addControllerHooks starts each controller in a post-start hook named
-// start-<name>, so /readyz?verbose shows each one.
-func addControllerHooks(s *server.GenericServer, c *Config, si *sharedInformers, logger *slog.Logger) error {
+// controllerDeps are what the controller hooks need besides the config.
+type controllerDeps struct {
+	informers *sharedInformers
+	logger    *slog.Logger
+	rootCA    []byte
+}
+
+// addControllerHooks starts each controller enabled by --controllers in a
+// post-start hook named start-<name>, so /readyz?verbose shows each one.
+func addControllerHooks(s *server.GenericServer, c *Config, deps controllerDeps) error {
+	enabled, err := enabledControllers(c.Controllers)
+	if err != nil {
+		return err
+	}
+	recorders := &eventRecorders{}
+	secrets := &tokenSecrets{}
 	for _, ctrl := range inProcessControllers() {
+		if !enabled[ctrl.name] {
+			continue
+		}
 		ctrl := ctrl
 		if err := s.AddPostStartHook("start-"+ctrl.name, func(hc server.PostStartHookContext) error {
+			start := time.Now()
+			if err := recorders.init(hc.Context, hc.LoopbackClientConfig); err != nil {
+				return err
+			}
+			logger := deps.logger.With("controller", ctrl.name)
+			defer func() { logger.Debug("controller started", "took", time.Since(start)) }()
 			return ctrl.start(hc.Context, &controllerContext{
-				config:    c,
-				loopback:  hc.LoopbackClientConfig,
-				informers: si,
-				logger:    logger.With("controller", ctrl.name),
+				config:       c,
+				loopback:     hc.LoopbackClientConfig,
+				informers:    deps.informers,
+				logger:       logger,
+				rootCA:       deps.rootCA,
+				events:       recorders,
+				clock:        clock.RealClock{},
+				tokenSecrets: secrets,
 			})
 		}); err != nil {
 			return err

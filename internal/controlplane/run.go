@@ -131,9 +131,15 @@ func Run(ctx context.Context, c *Config) error {
 	sc.Version = &v
 	sc.SecureServing = tlsServing.info
 
+	clientCA, err := serving.clientCAPEM(c)
+	if err != nil {
+		listener.Close()
+		return err
+	}
 	top, err := serverChain(c, sc, chainDeps{
 		scheme: scheme, getter: getter, logger: logger,
 		storage: br.h, metrics: storageMetrics, registry: registry, authn: authn, authz: authz,
+		rootCA: serving.rootCA(c), clientCA: clientCA,
 	})
 	if err != nil {
 		listener.Close()

@@ -52,7 +52,16 @@ type Options struct {
 	// an existing Secret and ServiceAccount.
 	Lookup bool
 	Getter Getter
-	Now    func() time.Time // nil = time.Now
+	// SecretWriter, when set, records the day a legacy token was last
+	// used on its Secret (kubernetes.io/legacy-token-last-used), as
+	// kube-apiserver does for the legacy token cleaner.
+	SecretWriter SecretWriter
+	Now          func() time.Time // nil = time.Now
+}
+
+// SecretWriter updates a Secret.
+type SecretWriter interface {
+	UpdateSecret(ctx context.Context, secret *corev1.Secret) error
 }
 
 // supportedAlgorithms are the JWS algorithms a token may carry; the key
@@ -70,6 +79,7 @@ type tokenAuthenticator struct {
 	apiAudiences []string
 	lookup       bool
 	getter       Getter
+	secretWriter SecretWriter
 	now          func() time.Time
 }
 
@@ -85,6 +95,7 @@ func New(o Options) authenticator.Token {
 		apiAudiences: slices.Clone(o.APIAudiences),
 		lookup:       o.Lookup,
 		getter:       o.Getter,
+		secretWriter: o.SecretWriter,
 		now:          o.Now,
 	}
 	if a.now == nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-jose/go-jose/v4/jwt"
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,10 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/serviceaccount"
 )
+
+// legacyTokenLastUsedLabel records the day (UTC, 2006-01-02) a legacy
+// token last authenticated.
+const legacyTokenLastUsedLabel = "kubernetes.io/legacy-token-last-used"
 
 // legacyTokenInvalidSinceLabel marks a legacy token secret that the
 // token cleaner has invalidated.
@@ -72,7 +77,31 @@ func (a *tokenAuthenticator) validateLegacy(ctx context.Context, token string, p
 	if secret.Labels[legacyTokenInvalidSinceLabel] != "" {
 		return nil, errInvalidated
 	}
+	a.recordUse(ctx, secret)
 	return info, nil
+}
+
+// recordUse labels the Secret with today's date once a day, so the legacy
+// token cleaner never retires a token in use. A failure to write only
+// delays the record to the next use.
+func (a *tokenAuthenticator) recordUse(ctx context.Context, secret *corev1.Secret) {
+	if a.secretWriter == nil {
+		return
+	}
+	now := time.Now
+	if a.now != nil {
+		now = a.now
+	}
+	today := now().UTC().Format("2006-01-02")
+	if secret.Labels[legacyTokenLastUsedLabel] == today {
+		return
+	}
+	secret = secret.DeepCopy()
+	if secret.Labels == nil {
+		secret.Labels = map[string]string{}
+	}
+	secret.Labels[legacyTokenLastUsedLabel] = today
+	_ = a.secretWriter.UpdateSecret(ctx, secret)
 }
 
 // subjectNames reports whether sub is system:serviceaccount:<ns>:<name>

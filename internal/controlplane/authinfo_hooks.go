@@ -1,0 +1,54 @@
+package controlplane
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"github.com/kapi-dev/kapi/internal/controllers/apiserverinfo"
+	"github.com/kapi-dev/kapi/internal/server"
+)
+
+// addAuthenticationInfoHooks adds the kube-system ConfigMaps kube-apiserver
+// writes itself, under upstream's hook names. They are part of the API
+// server, not of kube-controller-manager, so --controllers does not
+// switch them.
+func addAuthenticationInfoHooks(s *server.GenericServer, c *Config, clientCA []byte, logger *slog.Logger) error {
+	info := apiserverinfo.AuthenticationInfo{ClientCA: clientCA}
+	if rh := c.Security.RequestHeader; rh.ClientCAFile != "" {
+		ca, err := os.ReadFile(rh.ClientCAFile)
+		if err != nil {
+			return fmt.Errorf("--requestheader-client-ca-file: %w", err)
+		}
+		info.RequestHeaderCA = ca
+		info.UsernameHeaders, info.UIDHeaders, info.GroupHeaders = rh.UsernameHeaders, rh.UIDHeaders, rh.GroupHeaders
+		info.ExtraHeaderPrefixes, info.AllowedNames = rh.ExtraHeaderPrefixes, rh.AllowedNames
+	}
+	if err := s.AddPostStartHook("start-cluster-authentication-info-controller", func(hc server.PostStartHookContext) error {
+		client, err := hookClient(hc.LoopbackClientConfig, "cluster-authentication-info")
+		if err != nil {
+			return err
+		}
+		return apiserverinfo.RunAuthenticationInfo(hc.Context, client, info, clock.RealClock{}, logger.With("controller", "cluster-authentication-info"))
+	}); err != nil {
+		return err
+	}
+	return s.AddPostStartHook("start-legacy-token-tracking-controller", func(hc server.PostStartHookContext) error {
+		client, err := hookClient(hc.LoopbackClientConfig, "legacy-token-tracking")
+		if err != nil {
+			return err
+		}
+		return apiserverinfo.RunLegacyTokenTracking(hc.Context, client, clock.RealClock{}, logger.With("controller", "legacy-token-tracking"))
+	})
+}
+
+func hookClient(loopback *rest.Config, userAgent string) (kubernetes.Interface, error) {
+	cfg := rest.CopyConfig(loopback)
+	cfg.UserAgent = "kapi/" + userAgent
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	return kubernetes.NewForConfig(cfg)
+}

@@ -1,0 +1,129 @@
+package controlplane
+
+import (
+	"context"
+	"crypto/x509"
+	"testing"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kapi-dev/kapi/internal/controllers/apiserverinfo"
+	"github.com/kapi-dev/kapi/internal/controllers/certificates/certtest"
+	"github.com/kapi-dev/kapi/internal/controllers/rootcapublisher"
+	"github.com/kapi-dev/kapi/internal/pki"
+)
+
+// TestControllersThroughTheServer runs the in-process controllers behind
+// a real server: a new namespace gets its default service account (a
+// token can be requested for it) and kube-root-ca.crt holding the CA
+// clients trust; an approved kube-apiserver-client request gets a
+// certificate that CA verifies; kube-system holds the ConfigMaps
+// kube-apiserver writes itself.
+func TestControllersThroughTheServer(t *testing.T) {
+	s := startServer(t, "memory")
+	cs, err := kubernetes.NewForConfig(s.restCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	caPEM := s.restCfg.TLSClientConfig.CAData
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "default service account", func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().ServiceAccounts("x").Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, err
+	})
+	tr, err := cs.CoreV1().ServiceAccounts("x").CreateToken(ctx, "default", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil || tr.Status.Token == "" {
+		t.Fatalf("token for default: %v", err)
+	}
+	poll(t, "kube-root-ca.crt", func(ctx context.Context) (bool, error) {
+		cm, err := cs.CoreV1().ConfigMaps("x").Get(ctx, rootcapublisher.ConfigMapName, metav1.GetOptions{})
+		return err == nil && cm.Data[rootcapublisher.DataKey] == string(caPEM), err
+	})
+
+	req, err := certtest.NewRequestPEM(certtest.RequestTemplate{CommonName: "alice", Organizations: []string{"devs"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	csr, err := cs.CertificatesV1().CertificateSigningRequests().Create(ctx, &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "alice"},
+		Spec: certificatesv1.CertificateSigningRequestSpec{Request: req, SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "KubectlApprove", Message: "approved in a test"})
+	if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, "alice", csr, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var issued []byte
+	poll(t, "certificate issued", func(ctx context.Context) (bool, error) {
+		got, err := cs.CertificatesV1().CertificateSigningRequests().Get(ctx, "alice", metav1.GetOptions{})
+		if err == nil {
+			issued = got.Status.Certificate
+		}
+		return len(issued) > 0, err
+	})
+	certs, err := pki.ParseCertsPEM(issued)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, err := pki.CertPoolFromPEM(caPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		t.Errorf("issued certificate does not verify against the signing CA: %v", err)
+	}
+	if certs[0].Subject.CommonName != "alice" {
+		t.Errorf("subject %v, want CN alice", certs[0].Subject)
+	}
+
+	for _, name := range []string{apiserverinfo.AuthenticationConfigMap, apiserverinfo.LegacyTokenTrackingConfigMap} {
+		poll(t, "kube-system/"+name, func(ctx context.Context) (bool, error) {
+			_, err := cs.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, name, metav1.GetOptions{})
+			return err == nil, err
+		})
+	}
+}
+
+// TestEventRecorders: the shared recorder writes events.k8s.io/v1 Events
+// reporting as the controller that asked for it.
+func TestEventRecorders(t *testing.T) {
+	s := startServer(t, "memory")
+	cs, err := kubernetes.NewForConfig(s.restCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &eventRecorders{}
+	if err := rec.init(ctx, s.restCfg); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := cs.CoreV1().Namespaces().Get(ctx, "bench", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.recorder("garbage-collector-controller").Eventf(ns, nil, corev1.EventTypeWarning, "OwnerRefInvalidNamespace", "GarbageCollect", "a note %d", 1)
+	poll(t, "event recorded", func(ctx context.Context) (bool, error) {
+		list, err := cs.EventsV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range list.Items {
+			if e.Reason == "OwnerRefInvalidNamespace" && e.ReportingController == "garbage-collector-controller" && e.Note == "a note 1" && e.Regarding.Name == "bench" {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
