@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,17 +30,6 @@ var podPlugins = []string{
 // (protobuf) that collects Warning headers into warnings.
 func startWithPodPlugins(t *testing.T, warnings *[]string) kubernetes.Interface {
 	t.Helper()
-	// The chain takes its plugins from AdmissionPlugins; names it lacks
-	// are added for this test only (restored last, after the server stopped).
-	saved := AdmissionPlugins
-	t.Cleanup(func() { AdmissionPlugins = saved })
-	AdmissionPlugins = slices.Clone(saved)
-	for _, p := range podPlugins {
-		if !slices.Contains(AdmissionPlugins, p) {
-			AdmissionPlugins = append(AdmissionPlugins, p)
-		}
-	}
-
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -74,17 +62,19 @@ func startWithPodPlugins(t *testing.T, warnings *[]string) kubernetes.Interface 
 	}
 	restCfg.QPS, restCfg.Burst = -1, -1
 	restCfg.ContentType = "application/vnd.kubernetes.protobuf"
-	restCfg.WarningHandler = warningCollector{warnings}
+	restCfg.WarningHandler = podWarnings{warnings}
 	return kubernetes.NewForConfigOrDie(restCfg)
 }
 
-type warningCollector struct{ into *[]string }
+// podWarnings appends the Warning headers a client received to a slice
+// the test resets between steps.
+type podWarnings struct{ into *[]string }
 
-func (w warningCollector) HandleWarningHeader(_ int, _ string, text string) {
+func (w podWarnings) HandleWarningHeader(_ int, _ string, text string) {
 	*w.into = append(*w.into, text)
 }
 
-var _ rest.WarningHandler = warningCollector{}
+var _ rest.WarningHandler = podWarnings{}
 
 // TestPodAdmissionThroughServer creates pods through client-go: one in a
 // plain namespace defaulted by ServiceAccount, Priority and
