@@ -81,7 +81,13 @@ func (c *Controller) Run(ctx context.Context) {
 func (c *Controller) Evaluate(ctx context.Context) {
 	now := c.clock.Now().UTC()
 	trackedSince, err := c.trackedSince(ctx)
-	if err != nil {
+	switch {
+	case apierrors.IsNotFound(err):
+		// kube-apiserver's tracking hook writes it moments after start;
+		// nothing can be cleaned for a year after that anyway.
+		c.logger.Info("legacy token tracking has not begun yet; no token is evaluated until the next pass")
+		return
+	case err != nil:
 		c.logger.Error("reading when legacy token tracking began", "err", err)
 		return
 	}
@@ -185,11 +191,11 @@ func (c *Controller) trackedSince(ctx context.Context) (time.Time, error) {
 	}
 	since, ok := cm.Data[apiserverinfo.LegacyTokenTrackingKey]
 	if !ok {
-		return time.Time{}, fmt.Errorf("configMap does not have since label")
+		return time.Time{}, fmt.Errorf("%s/%s lacks the %q key", metav1.NamespaceSystem, apiserverinfo.LegacyTokenTrackingConfigMap, apiserverinfo.LegacyTokenTrackingKey)
 	}
 	t, err := time.Parse(dateFormat, since)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("error parsing trackedSince time: %v", err)
+		return time.Time{}, fmt.Errorf("%s/%s: %w", metav1.NamespaceSystem, apiserverinfo.LegacyTokenTrackingConfigMap, err)
 	}
 	return t.AddDate(0, 0, 1), nil
 }
