@@ -118,6 +118,7 @@ func serverConfig(o options, dir, certDir string) *controlplane.Config {
 	c.Security.AuthorizationModes = o.authorizationModes
 	c.Security.EnableAdmissionPlugins = o.enableAdmission
 	c.Security.DisableAdmissionPlugins = o.disableAdmission
+	c.Controllers = o.controllers
 	return c
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -13,6 +14,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -149,6 +151,7 @@ func TestServerConfig(t *testing.T) {
 		modes   []string
 		enable  []string
 		disable []string
+		ctrls   []string
 	}{
 		{name: "defaults", backend: "memory"},
 		{name: "etcd", opts: []Option{WithEtcd()}, backend: "etcd3"},
@@ -158,6 +161,8 @@ func TestServerConfig(t *testing.T) {
 			opts:    []Option{WithAdmissionPlugins([]string{"A"}, []string{"B"}), WithAdmissionPlugins(nil, []string{"C"})},
 			backend: "memory", enable: []string{"A"}, disable: []string{"B", "C"},
 		},
+		{name: "no controllers", opts: []Option{WithControllers()}, backend: "memory", ctrls: []string{}},
+		{name: "some controllers", opts: []Option{WithControllers("*", "-garbage-collector-controller")}, backend: "memory", ctrls: []string{"*", "-garbage-collector-controller"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,9 +175,38 @@ func TestServerConfig(t *testing.T) {
 					sec.AuthorizationModes, sec.EnableAdmissionPlugins, sec.DisableAdmissionPlugins,
 					tt.backend, tt.modes, tt.enable, tt.disable)
 			}
+			if (c.Controllers == nil) != (tt.ctrls == nil) || strings.Join(c.Controllers, ",") != strings.Join(tt.ctrls, ",") {
+				t.Errorf("controllers %#v, want %#v", c.Controllers, tt.ctrls)
+			}
 			if c.SecurePort != 0 || c.DataDir != "/d" || c.CertDir != "/d/pki" {
 				t.Errorf("port %d data %q certs %q: want a free port and everything under the test's directory", c.SecurePort, c.DataDir, c.CertDir)
 			}
 		})
+	}
+}
+
+// TestControllers: by default the server acts as a cluster (a new
+// namespace gets its default ServiceAccount); WithControllers() runs none,
+// as envtest's kube-apiserver does.
+func TestControllers(t *testing.T) {
+	ctx := context.Background()
+	withDefaultAccount := func(cfg *rest.Config) bool {
+		cs := kubernetes.NewForConfigOrDie(cfg)
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// Both servers get the same time to create it; with the
+		// controllers it appears within milliseconds.
+		err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 3*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := cs.CoreV1().ServiceAccounts("x").Get(ctx, "default", metav1.GetOptions{})
+			return err == nil, nil
+		})
+		return err == nil
+	}
+	if !withDefaultAccount(Start(t)) {
+		t.Error("default controllers: no default ServiceAccount in a new namespace")
+	}
+	if withDefaultAccount(Start(t, WithControllers())) {
+		t.Error("WithControllers(): a default ServiceAccount appeared")
 	}
 }

@@ -18,6 +18,7 @@ type options struct {
 	authorizationModes []string
 	enableAdmission    []string
 	disableAdmission   []string
+	controllers        []string
 	logger             *slog.Logger
 }
 
@@ -83,6 +84,16 @@ func WithAdmissionPlugins(enable, disable []string) Option {
 		o.enableAdmission = append(o.enableAdmission, enable...)
 		o.disableAdmission = append(o.disableAdmission, disable...)
 	}
+}
+
+// WithControllers chooses the in-process controllers in
+// kube-controller-manager's --controllers syntax: "*" for all kapi has,
+// "name" to turn one on, "-name" to turn one off; no name at all runs
+// none, as envtest's kube-apiserver does. Without this option every
+// controller runs (service accounts, kube-root-ca.crt, garbage
+// collection, quotas, ...), as in a cluster. An unknown name fails Start.
+func WithControllers(names ...string) Option {
+	return func(o *options) { o.controllers = append([]string{}, names...) }
 }
 
 // WithLogger receives the server's logs; the default discards them.
