@@ -73,11 +73,7 @@ func New(client kubernetes.Interface, csrs certinformers.CertificateSigningReque
 
 // Run waits for the cache, then signs with workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
-		return
-	}
-	worker.Run(ctx, c.queue, workers, c.logger, c.sync)
+	worker.RunSynced(ctx, c.queue, workers, c.logger, []cache.InformerSynced{c.synced}, c.sync)
 }
 
 func (c *Controller) sync(ctx context.Context, name string) error {

@@ -86,11 +86,7 @@ func (c *Controller) enqueueConfigMap(obj any) {
 
 // Run waits for the caches, then publishes until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		return
-	}
-	worker.Run(ctx, c.queue, workers, c.logger, c.sync)
+	worker.RunSynced(ctx, c.queue, workers, c.logger, c.synced, c.sync)
 }
 
 // sync creates or repairs the ConfigMap of namespace ns.

@@ -80,11 +80,7 @@ func (c *Controller) enqueueNamespace(obj any) {
 // Run waits for the caches, then syncs namespaces with workers until ctx
 // ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		return
-	}
-	worker.Run(ctx, c.queue, workers, c.logger, c.sync)
+	worker.RunSynced(ctx, c.queue, workers, c.logger, c.synced, c.sync)
 }
 
 // sync creates the missing service accounts of namespace name, unless it

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 )
 
@@ -42,6 +43,16 @@ func Run[T comparable](ctx context.Context, q workqueue.TypedRateLimitingInterfa
 	<-ctx.Done()
 	q.ShutDown()
 	wg.Wait()
+}
+
+// RunSynced waits for the informer caches, then is Run; if ctx ends
+// first it only shuts the queue down.
+func RunSynced[T comparable](ctx context.Context, q workqueue.TypedRateLimitingInterface[T], n int, logger *slog.Logger, synced []cache.InformerSynced, syncFn func(context.Context, T) error) {
+	defer q.ShutDown()
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return
+	}
+	Run(ctx, q, n, logger, syncFn)
 }
 
 func processNext[T comparable](ctx context.Context, q workqueue.TypedRateLimitingInterface[T], logger *slog.Logger, syncFn func(context.Context, T) error) bool {

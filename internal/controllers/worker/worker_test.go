@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"testing"
+
+	"k8s.io/client-go/tools/cache"
 )
 
 // TestRunRetriesUntilSuccess: a failing key comes back (with the queue's
@@ -35,5 +37,22 @@ func TestRunRetriesUntilSuccess(t *testing.T) {
 	}
 	if !q.ShuttingDown() {
 		t.Error("the queue was not shut down")
+	}
+}
+
+// TestRunSyncedStopsBeforeSync: when ctx ends before the caches sync, no
+// key is synced and the queue is shut down.
+func TestRunSyncedStopsBeforeSync(t *testing.T) {
+	q := NewQueue("test")
+	q.Add("k")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	never := func() bool { return false }
+	RunSynced(ctx, q, 1, nil, []cache.InformerSynced{never}, func(context.Context, string) error {
+		t.Error("sync ran before the caches synced")
+		return nil
+	})
+	if !q.ShuttingDown() {
+		t.Error("queue not shut down")
 	}
 }

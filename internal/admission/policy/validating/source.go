@@ -2,17 +2,15 @@ package validating
 
 import (
 	"context"
-	"errors"
 	"sort"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	admissionregistrationinformers "k8s.io/client-go/informers/admissionregistration/v1"
 	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
-	"k8s.io/client-go/tools/cache"
+
+	"github.com/kapi-dev/kapi/internal/admission/policy"
 )
 
 // hook is one policy with its compiled form and its bindings.
@@ -28,79 +26,30 @@ type hook struct {
 type source struct {
 	policies    admissionregistrationlisters.ValidatingAdmissionPolicyLister
 	bindings    admissionregistrationlisters.ValidatingAdmissionPolicyBindingLister
-	hasSynced   []cache.InformerSynced
-	readyWait   time.Duration
 	compileFunc func(*admissionregistrationv1.ValidatingAdmissionPolicy) *compiled
 
-	dirty atomic.Bool
-	snap  atomic.Pointer[[]hook]
-
-	mu    sync.Mutex
-	cache map[string]*compiled // by uid
+	snapshot policy.Snapshot[hook]
+	cache    map[string]*compiled // by uid
 }
 
 func newSource(pi admissionregistrationinformers.ValidatingAdmissionPolicyInformer, bi admissionregistrationinformers.ValidatingAdmissionPolicyBindingInformer) (*source, error) {
 	s := &source{
 		policies:    pi.Lister(),
 		bindings:    bi.Lister(),
-		readyWait:   10 * time.Second,
 		compileFunc: compile,
 		cache:       map[string]*compiled{},
 	}
-	s.dirty.Store(true)
-	h := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { s.dirty.Store(true) },
-		UpdateFunc: func(any, any) { s.dirty.Store(true) },
-		DeleteFunc: func(any) { s.dirty.Store(true) },
-	}
-	for _, inf := range []cache.SharedIndexInformer{pi.Informer(), bi.Informer()} {
-		reg, err := inf.AddEventHandler(h)
-		if err != nil {
-			return nil, err
-		}
-		s.hasSynced = append(s.hasSynced, reg.HasSynced)
+	s.snapshot.ReadyWait = 10 * time.Second
+	if err := s.snapshot.Watch(pi.Informer(), bi.Informer()); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-var errNotReady = errors.New("not yet ready to handle request")
-
-// hooks returns the current snapshot; it waits (up to readyWait) for the
-// informers' first lists.
+// hooks returns the current snapshot, rebuilt if a policy or binding
+// changed.
 func (s *source) hooks(ctx context.Context) ([]hook, error) {
-	if !s.dirty.Load() {
-		if h := s.snap.Load(); h != nil {
-			return *h, nil
-		}
-	}
-	if !s.synced() {
-		wctx, cancel := context.WithTimeout(ctx, s.readyWait)
-		ok := cache.WaitForCacheSync(wctx.Done(), s.hasSynced...)
-		cancel()
-		if !ok {
-			return nil, errNotReady
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dirty.Swap(false) || s.snap.Load() == nil {
-		h, err := s.build()
-		if err != nil {
-			s.dirty.Store(true)
-			return nil, err
-		}
-		s.snap.Store(&h)
-	}
-	return *s.snap.Load(), nil
-}
-
-func (s *source) synced() bool {
-	for _, f := range s.hasSynced {
-		if !f() {
-			return false
-		}
-	}
-	return true
+	return s.snapshot.Get(ctx, s.build)
 }
 
 func (s *source) build() ([]hook, error) {

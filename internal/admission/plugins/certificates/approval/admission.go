@@ -19,17 +19,18 @@ import (
 const PluginName = "CertificateApproval"
 
 // Plugin checks approvals.
-type Plugin struct{ authz authorizer.Authorizer }
+type Plugin struct{ signer certificates.SignerCheck }
 
 var _ admission.ValidationInterface = (*Plugin)(nil)
 
 // New returns the plugin; upstream refuses to run it without an
 // authorizer.
 func New(authz authorizer.Authorizer) (*Plugin, error) {
-	if authz == nil {
-		return nil, fmt.Errorf("%s requires an authorizer", PluginName)
+	signer, err := certificates.NewSignerCheck(PluginName, authz, "approve", "approve requests with")
+	if err != nil {
+		return nil, err
 	}
-	return &Plugin{authz: authz}, nil
+	return &Plugin{signer: signer}, nil
 }
 
 var csrs = certificatesv1.Resource("certificatesigningrequests")
@@ -44,8 +45,5 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if !ok {
 		return forbidden.New(a, fmt.Errorf("expected type CertificateSigningRequest, got: %T", a.OldObject))
 	}
-	if !certificates.IsAuthorizedForSignerName(ctx, p.authz, a.UserInfo, "approve", csr.Spec.SignerName) {
-		return forbidden.New(a, fmt.Errorf("user not permitted to approve requests with signerName %q", csr.Spec.SignerName))
-	}
-	return nil
+	return p.signer.Check(ctx, a, csr.Spec.SignerName)
 }

@@ -23,17 +23,18 @@ import (
 const PluginName = "ClusterTrustBundleAttest"
 
 // Plugin checks attestation.
-type Plugin struct{ authz authorizer.Authorizer }
+type Plugin struct{ signer certificates.SignerCheck }
 
 var _ admission.ValidationInterface = (*Plugin)(nil)
 
 // New returns the plugin; upstream refuses to run it without an
 // authorizer.
 func New(authz authorizer.Authorizer) (*Plugin, error) {
-	if authz == nil {
-		return nil, fmt.Errorf("%s requires an authorizer", PluginName)
+	signer, err := certificates.NewSignerCheck(PluginName, authz, "attest", "attest for")
+	if err != nil {
+		return nil, err
 	}
-	return &Plugin{authz: authz}, nil
+	return &Plugin{signer: signer}, nil
 }
 
 var bundles = certificatesv1.Resource("clustertrustbundles")
@@ -56,10 +57,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if a.Operation == admission.Update && onlyGCFieldsChanged(a.Object, a.OldObject) {
 		return nil
 	}
-	if !certificates.IsAuthorizedForSignerName(ctx, p.authz, a.UserInfo, "attest", bundle.Spec.SignerName) {
-		return forbidden.New(a, fmt.Errorf("user not permitted to attest for signerName %q", bundle.Spec.SignerName))
-	}
-	return nil
+	return p.signer.Check(ctx, a, bundle.Spec.SignerName)
 }
 
 // onlyGCFieldsChanged reports whether obj differs from old only in owner

@@ -20,17 +20,18 @@ import (
 const PluginName = "CertificateSigning"
 
 // Plugin checks signing.
-type Plugin struct{ authz authorizer.Authorizer }
+type Plugin struct{ signer certificates.SignerCheck }
 
 var _ admission.ValidationInterface = (*Plugin)(nil)
 
 // New returns the plugin; upstream refuses to run it without an
 // authorizer.
 func New(authz authorizer.Authorizer) (*Plugin, error) {
-	if authz == nil {
-		return nil, fmt.Errorf("%s requires an authorizer", PluginName)
+	signer, err := certificates.NewSignerCheck(PluginName, authz, "sign", "sign requests with")
+	if err != nil {
+		return nil, err
 	}
-	return &Plugin{authz: authz}, nil
+	return &Plugin{signer: signer}, nil
 }
 
 var csrs = certificatesv1.Resource("certificatesigningrequests")
@@ -52,8 +53,5 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if bytes.Equal(old.Status.Certificate, csr.Status.Certificate) && (old.Status.Certificate == nil) == (csr.Status.Certificate == nil) {
 		return nil
 	}
-	if !certificates.IsAuthorizedForSignerName(ctx, p.authz, a.UserInfo, "sign", old.Spec.SignerName) {
-		return forbidden.New(a, fmt.Errorf("user not permitted to sign requests with signerName %q", old.Spec.SignerName))
-	}
-	return nil
+	return p.signer.Check(ctx, a, old.Spec.SignerName)
 }
