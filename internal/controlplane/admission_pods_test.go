@@ -41,6 +41,9 @@ func startWithPodPlugins(t *testing.T, warnings *[]string) kubernetes.Interface 
 		MaxRequestBytes: 3 << 20,
 	}
 	cfg.Security.EnableAdmissionPlugins = podPlugins
+	// No controllers: the test shows a pod refused until it creates the
+	// default ServiceAccount itself.
+	cfg.Controllers = []string{}
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cfg); pw.Close() }()
 	t.Cleanup(func() {

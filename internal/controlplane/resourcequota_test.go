@@ -12,10 +12,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// TestResourceQuotaThroughClientGo: a quota of configmaps: 1 gets its
-// status from the in-process controller, refuses the second ConfigMap
-// with upstream's 403, shows used=1, and after a delete the controller
-// brings used back to 0 so the next one is admitted.
+// TestResourceQuotaThroughClientGo: a quota of configmaps: 2 gets its
+// status from the in-process controller (counting the namespace's
+// kube-root-ca.crt, as upstream does), refuses the ConfigMap past the
+// limit with upstream's 403, shows used=2, and after a delete the
+// controller brings used back to 1 so the next one is admitted.
 func TestResourceQuotaThroughClientGo(t *testing.T) {
 	s := startServer(t, "memory")
 	cs, err := kubernetes.NewForConfig(s.restCfg)
@@ -25,7 +26,7 @@ func TestResourceQuotaThroughClientGo(t *testing.T) {
 	ctx := context.Background()
 	quotas := cs.CoreV1().ResourceQuotas("bench")
 	cms := cs.CoreV1().ConfigMaps("bench")
-	hard := corev1.ResourceList{corev1.ResourceConfigMaps: resource.MustParse("1")}
+	hard := corev1.ResourceList{corev1.ResourceConfigMaps: resource.MustParse("2")}
 	if _, err := quotas.Create(ctx, &corev1.ResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: "q"},
 		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
@@ -40,10 +41,10 @@ func TestResourceQuotaThroughClientGo(t *testing.T) {
 			}
 			u, ok := q.Status.Used[corev1.ResourceConfigMaps]
 			h := q.Status.Hard[corev1.ResourceConfigMaps]
-			return ok && u.String() == want && h.String() == "1", nil
+			return ok && u.String() == want && h.String() == "2", nil
 		}
 	}
-	poll(t, "the controller sets status hard=1 used=0", used("0"))
+	poll(t, "the controller sets status hard=2 used=1", used("1"))
 
 	cm := func(name string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}
@@ -55,21 +56,21 @@ func TestResourceQuotaThroughClientGo(t *testing.T) {
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("second configmap: got %v, want 403 Forbidden", err)
 	}
-	if want := `configmaps "b" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=1, limited: configmaps=1`; err.Error() != want {
+	if want := `configmaps "b" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=2, limited: configmaps=2`; err.Error() != want {
 		t.Errorf("message:\n got %s\nwant %s", err.Error(), want)
 	}
 	q, err := quotas.Get(ctx, "q", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := q.Status.Used[corev1.ResourceConfigMaps]; u.String() != "1" {
-		t.Errorf("status.used after admission = %s, want 1", u.String())
+	if u := q.Status.Used[corev1.ResourceConfigMaps]; u.String() != "2" {
+		t.Errorf("status.used after admission = %s, want 2", u.String())
 	}
 
 	if err := cms.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "the controller gives back the deleted configmap", used("0"))
+	poll(t, "the controller gives back the deleted configmap", used("1"))
 	if _, err := cms.Create(ctx, cm("c"), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("configmap after the delete: %v", err)
 	}
