@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // cache is the controllers' view of every CRD, fed by the watch and by the
@@ -13,10 +14,15 @@ import (
 type cache struct {
 	mu   sync.Mutex
 	crds map[string]*apiextv1.CustomResourceDefinition
+	// deleted holds the uids whose deletion was observed: a worker's own
+	// write that removed the last finalizer returns the object after its
+	// Deleted event may already have been handled, and must not bring it
+	// back (its names would stay taken forever).
+	deleted map[types.UID]bool
 }
 
 func newCache() *cache {
-	return &cache{crds: map[string]*apiextv1.CustomResourceDefinition{}}
+	return &cache{crds: map[string]*apiextv1.CustomResourceDefinition{}, deleted: map[types.UID]bool{}}
 }
 
 // put stores crd unless the cache already holds a newer version of it (an
@@ -24,16 +30,25 @@ func newCache() *cache {
 func (c *cache) put(crd *apiextv1.CustomResourceDefinition) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.deleted[crd.UID] {
+		return
+	}
 	if old, ok := c.crds[crd.Name]; ok && old.UID == crd.UID && olderThan(crd.ResourceVersion, old.ResourceVersion) {
 		return
 	}
 	c.crds[crd.Name] = crd
 }
 
-func (c *cache) remove(name string) {
+// remove forgets a deleted CRD and remembers its uid as deleted.
+func (c *cache) remove(crd *apiextv1.CustomResourceDefinition) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.crds, name)
+	if crd.UID != "" {
+		c.deleted[crd.UID] = true
+	}
+	if cur, ok := c.crds[crd.Name]; ok && (crd.UID == "" || cur.UID == crd.UID) {
+		delete(c.crds, crd.Name)
+	}
 }
 
 // replace swaps in a fresh list and returns the names that disappeared.
@@ -48,6 +63,7 @@ func (c *cache) replace(crds []*apiextv1.CustomResourceDefinition) []*apiextv1.C
 	for name, crd := range c.crds {
 		if _, ok := fresh[name]; !ok {
 			gone = append(gone, crd)
+			c.deleted[crd.UID] = true
 		}
 	}
 	c.crds = fresh

@@ -205,7 +205,7 @@ func (c *controller) handle(ev watch.Event) error {
 		c.cache.put(crd)
 		c.observe(crd)
 	case watch.Deleted:
-		c.cache.remove(crd.Name)
+		c.cache.remove(crd)
 		c.forget(crd)
 	}
 	return nil
