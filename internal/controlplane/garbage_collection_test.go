@@ -99,6 +99,33 @@ func (e *gcEnv) cmOwners(name string, want ...types.UID) {
 	})
 }
 
+// cmObservedByGC returns once the garbage collector has the configmap in
+// its graph: it adds a reference to an owner that never existed and waits
+// for the collector to patch it out. An orphaning delete right after a
+// dependent's create otherwise races the dependent's informer event, as
+// it does upstream: the owner's finalizer may go before the collector
+// knows the dependent, which then looks dangling and is deleted.
+func (e *gcEnv) cmObservedByGC(name string) {
+	e.t.Helper()
+	ctx := context.Background()
+	cms := e.cs.CoreV1().ConfigMaps(e.ns)
+	cm, err := cms.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	want := cm.OwnerReferences
+	probe := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "gc-probe-never-existed", UID: "gc-probe-" + cm.UID}
+	cm.OwnerReferences = append(slices.Clone(want), probe)
+	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	var uids []types.UID
+	for _, r := range want {
+		uids = append(uids, r.UID)
+	}
+	e.cmOwners(name, uids...)
+}
+
 // TestGarbageCollectionConfigMaps pins upstream's propagation on
 // ConfigMap owners: background deletes the dependents after the owner,
 // orphan keeps them without the reference, foreground deletes them
@@ -122,6 +149,7 @@ func TestGarbageCollectionConfigMaps(t *testing.T) {
 		owner := e.configMap(e.ns, "or-owner")
 		other := e.configMap(e.ns, "or-other")
 		e.configMap(e.ns, "or-dep", e.cmRef(owner, true), e.cmRef(other, false))
+		e.cmObservedByGC("or-dep")
 		e.deleteCM("or-owner", metav1.DeletePropagationOrphan)
 		e.cmGone(e.ns, "or-owner")
 		e.cmOwners("or-dep", other.UID)
@@ -355,6 +383,7 @@ func TestGarbageCollectionCustomResources(t *testing.T) {
 
 	w := widget("owner-orphan")
 	e.configMap(e.ns, "owner-orphan-dep", widgetRef(w, true))
+	e.cmObservedByGC("owner-orphan-dep")
 	deleteWidget("owner-orphan", metav1.DeletePropagationOrphan)
 	widgetGone("owner-orphan")
 	e.cmOwners("owner-orphan-dep")
