@@ -124,10 +124,22 @@ func BenchmarkList100ConfigMaps(b *testing.B) {
 	}
 	for b.Loop() {
 		list, err := cms.List(context.Background(), metav1.ListOptions{})
-		if err != nil || len(list.Items) != 100 {
+		if err != nil || benchItems(list.Items) != 100 {
 			b.Fatalf("list: %v (%d items)", err, len(list.Items))
 		}
 	}
+}
+
+// benchItems counts the benchmark's own ConfigMaps: the namespace also
+// holds the kube-root-ca.crt the root CA publisher keeps in it.
+func benchItems(items []corev1.ConfigMap) int {
+	n := 0
+	for _, cm := range items {
+		if cm.Name != "kube-root-ca.crt" {
+			n++
+		}
+	}
+	return n
 }
 
 func newBenchConfigMap(i int) *corev1.ConfigMap {

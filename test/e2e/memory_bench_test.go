@@ -54,7 +54,7 @@ func BenchmarkResidentMemory(b *testing.B) {
 		wg.Wait()
 		// A list through the cache proves every object is in it.
 		list, err := cs.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{ResourceVersion: "0"})
-		if err != nil || len(list.Items) != *rssObjects {
+		if err != nil || ownConfigMaps(list.Items, configMapName) != *rssObjects {
 			b.Fatalf("list: %v (%d items)", err, len(list.Items))
 		}
 		list = nil
