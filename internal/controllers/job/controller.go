@@ -203,7 +203,7 @@ func (c *Controller) updatePod(old, cur any) {
 		}
 		c.enqueueBatched(job)
 	}
-	if hasFinalizer(pod) && c.resolve(pod.Namespace, metav1.GetControllerOf(pod)) == nil {
+	if job := c.resolve(pod.Namespace, metav1.GetControllerOf(pod)); hasFinalizer(pod) && (job == nil || finished(job)) {
 		c.enqueueOrphan(pod)
 	}
 }
@@ -222,7 +222,8 @@ func (c *Controller) deletePod(obj any, final bool) {
 		}
 	}
 	job := c.resolve(pod.Namespace, metav1.GetControllerOf(pod))
-	if job == nil {
+	if job == nil || finished(job) {
+		// No sync of this Job removes the finalizer any more.
 		if hasFinalizer(pod) && !final {
 			c.enqueueOrphan(pod)
 		}
