@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 )
 
 // Config is everything the control plane is built from; the CLI fills it
@@ -85,6 +86,10 @@ type Config struct {
 	// ClusterSigningDuration is the longest certificate the CSR signer
 	// issues; 0 means a year.
 	ClusterSigningDuration time.Duration
+
+	// controllerClocks replaces, for tests, the clock of the named
+	// in-process controllers (a fake clock drives a CronJob's schedule).
+	controllerClocks map[string]clock.WithTicker
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

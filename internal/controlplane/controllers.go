@@ -80,6 +80,9 @@ func inProcessControllers() []inProcessController {
 		{name: "certificatesigningrequest-approving-controller", start: startCSRApprovingController},
 		{name: "certificatesigningrequest-signing-controller", start: startCSRSigningController},
 		{name: "certificatesigningrequest-cleaner-controller", start: startCSRCleanerController},
+		{name: "job-controller", start: startJobController},
+		{name: "cronjob-controller", start: startCronJobController},
+		{name: "ttl-after-finished-controller", start: startTTLAfterFinishedController},
 	}
 }
 
@@ -118,7 +121,7 @@ func addControllerHooks(s *server.GenericServer, c *Config, deps controllerDeps)
 				logger:       logger,
 				rootCA:       deps.rootCA,
 				events:       recorders,
-				clock:        clock.RealClock{},
+				clock:        c.controllerClock(ctrl.name),
 				tokenSecrets: secrets,
 			})
 		}); err != nil {
