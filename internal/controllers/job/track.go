@@ -41,56 +41,9 @@ func (c *Controller) trackStatus(ctx context.Context, sc *syncCtx, needsFlush bo
 	if countRemoved(&job.Status, withFin) {
 		needsFlush = true
 	}
-	var toRemove []*corev1.Pod
-	var newIx []int
-	full := false
-	for _, p := range sc.pods {
-		if !hasFinalizer(p) || sc.expectedRm.Has(p.UID) {
-			continue
-		}
-		failed := podFailed(p, job)
-		if !(job.DeletionTimestamp != nil || sc.finished != nil || p.Status.Phase == corev1.PodSucceeded || failed) {
-			continue
-		}
-		toRemove = append(toRemove, p)
-		if p.Status.Phase == corev1.PodSucceeded && !sc.uncFail.Has(p.UID) {
-			if indexed {
-				if ix := completionIndex(p); validIndex(job, p) && !sc.prevIx.has(ix) {
-					newIx = append(newIx, ix)
-					needsFlush = true
-				}
-			} else if !sc.uncSucc.Has(p.UID) {
-				unc.Succeeded = append(unc.Succeeded, p.UID)
-				needsFlush = true
-			}
-		} else if failed || (sc.finished != nil && sc.finished.Type != batchv1.JobSuccessCriteriaMet) {
-			// A Job that ends fails every Pod it has not seen finish.
-			if !sc.uncFail.Has(p.UID) && (!indexed || validIndex(job, p)) && matchFailurePolicy(job.Spec.PodFailurePolicy, p).count {
-				unc.Failed = append(unc.Failed, p.UID)
-				needsFlush = true
-			}
-		}
-		if len(newIx)+len(unc.Succeeded)+len(unc.Failed) >= maxUncountedPods {
-			full = true
-			break
-		}
-	}
+	toRemove, newIx, full := collectFinished(sc, unc, &needsFlush)
 	if indexed {
-		sc.succIx = sc.succIx.with(newIx)
-		if s := sc.succIx.String(); s != job.Status.CompletedIndexes {
-			job.Status.CompletedIndexes = s
-			needsFlush = true
-		}
-		job.Status.Succeeded = int32(sc.succIx.total())
-		var failedStr *string
-		if sc.failedIx != nil {
-			s := sc.failedIx.String()
-			failedStr = &s
-		}
-		if (failedStr == nil) != (job.Status.FailedIndexes == nil) || (failedStr != nil && *failedStr != *job.Status.FailedIndexes) {
-			job.Status.FailedIndexes = failedStr
-			needsFlush = true
-		}
+		updateIndexStatus(sc, newIx, &needsFlush)
 	}
 	c.interimCondition(sc, &needsFlush)
 	needsFlush, err := c.flushAndRemove(ctx, sc, toRemove, withFin, needsFlush)
@@ -109,6 +62,67 @@ func (c *Controller) trackStatus(ctx context.Context, sc *syncCtx, needsFlush bo
 		}
 	}
 	return nil
+}
+
+// collectFinished picks the Pods whose finalizer can go (finished ones,
+// or all when the Job ends or is deleted) and records the newly finished
+// in the uncounted lists (succeeded indexes for Indexed Jobs), at most
+// maxUncountedPods at a time; full says the cap was hit.
+func collectFinished(sc *syncCtx, unc *batchv1.UncountedTerminatedPods, needsFlush *bool) (toRemove []*corev1.Pod, newIx []int, full bool) {
+	job, indexed := sc.job, isIndexed(sc.job)
+	for _, p := range sc.pods {
+		if !hasFinalizer(p) || sc.expectedRm.Has(p.UID) {
+			continue
+		}
+		failed := podFailed(p, job)
+		if !(job.DeletionTimestamp != nil || sc.finished != nil || p.Status.Phase == corev1.PodSucceeded || failed) {
+			continue
+		}
+		toRemove = append(toRemove, p)
+		if p.Status.Phase == corev1.PodSucceeded && !sc.uncFail.Has(p.UID) {
+			if indexed {
+				if ix := completionIndex(p); validIndex(job, p) && !sc.prevIx.has(ix) {
+					newIx = append(newIx, ix)
+					*needsFlush = true
+				}
+			} else if !sc.uncSucc.Has(p.UID) {
+				unc.Succeeded = append(unc.Succeeded, p.UID)
+				*needsFlush = true
+			}
+		} else if failed || (sc.finished != nil && sc.finished.Type != batchv1.JobSuccessCriteriaMet) {
+			// A Job that ends fails every Pod it has not seen finish.
+			if !sc.uncFail.Has(p.UID) && (!indexed || validIndex(job, p)) && matchFailurePolicy(job.Spec.PodFailurePolicy, p).count {
+				unc.Failed = append(unc.Failed, p.UID)
+				*needsFlush = true
+			}
+		}
+		if len(newIx)+len(unc.Succeeded)+len(unc.Failed) >= maxUncountedPods {
+			full = true
+			break
+		}
+	}
+	return toRemove, newIx, full
+}
+
+// updateIndexStatus writes completedIndexes, succeeded and failedIndexes
+// of an Indexed Job.
+func updateIndexStatus(sc *syncCtx, newIx []int, needsFlush *bool) {
+	job := sc.job
+	sc.succIx = sc.succIx.with(newIx)
+	if s := sc.succIx.String(); s != job.Status.CompletedIndexes {
+		job.Status.CompletedIndexes = s
+		*needsFlush = true
+	}
+	job.Status.Succeeded = int32(sc.succIx.total())
+	var failedStr *string
+	if sc.failedIx != nil {
+		s := sc.failedIx.String()
+		failedStr = &s
+	}
+	if (failedStr == nil) != (job.Status.FailedIndexes == nil) || (failedStr != nil && *failedStr != *job.Status.FailedIndexes) {
+		job.Status.FailedIndexes = failedStr
+		*needsFlush = true
+	}
 }
 
 // interimCondition writes FailureTarget or SuccessCriteriaMet before any
