@@ -12,6 +12,7 @@ package job
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"sync"
 	"time"
 
@@ -171,16 +172,35 @@ func (c *Controller) addPod(obj any) {
 		c.deletePod(pod, false)
 		return
 	}
-	job := c.resolve(pod.Namespace, metav1.GetControllerOf(pod))
+	ref := metav1.GetControllerOf(pod)
+	job := c.resolve(pod.Namespace, ref)
 	if job == nil {
 		if hasFinalizer(pod) {
 			c.enqueueOrphan(pod)
+		}
+		if ref == nil {
+			c.enqueueSelecting(pod)
 		}
 		return
 	}
 	key, _ := cache.MetaNamespaceKeyFunc(job)
 	c.exp.observed(key, 1, 0)
 	c.enqueueBatched(job)
+}
+
+// enqueueSelecting wakes the Jobs whose selector matches an orphan Pod,
+// which may adopt it.
+func (c *Controller) enqueueSelecting(pod *corev1.Pod) {
+	jobs, err := c.jobs.Jobs(pod.Namespace).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, j := range jobs {
+		sel, err := metav1.LabelSelectorAsSelector(j.Spec.Selector)
+		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
+			c.enqueueBatched(j)
+		}
+	}
 }
 
 func (c *Controller) updatePod(old, cur any) {
@@ -203,8 +223,12 @@ func (c *Controller) updatePod(old, cur any) {
 		}
 		c.enqueueBatched(job)
 	}
-	if job := c.resolve(pod.Namespace, metav1.GetControllerOf(pod)); hasFinalizer(pod) && (job == nil || finished(job)) {
+	ref := metav1.GetControllerOf(pod)
+	if job := c.resolve(pod.Namespace, ref); hasFinalizer(pod) && (job == nil || finished(job)) {
 		c.enqueueOrphan(pod)
+	}
+	if ref == nil && (!reflect.DeepEqual(oldPod.Labels, pod.Labels) || metav1.GetControllerOf(oldPod) != nil) {
+		c.enqueueSelecting(pod)
 	}
 }
 
@@ -277,26 +301,4 @@ func finished(job *batchv1.Job) bool {
 		}
 	}
 	return false
-}
-
-// podsOf are the Pods the Job controls among those its selector matches.
-func (c *Controller) podsOf(job *batchv1.Job) ([]*corev1.Pod, error) {
-	sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
-	if err != nil {
-		return nil, err
-	}
-	if sel.Empty() {
-		sel = labels.Nothing()
-	}
-	all, err := c.podStore.Pods(job.Namespace).List(sel)
-	if err != nil {
-		return nil, err
-	}
-	var out []*corev1.Pod
-	for _, p := range all {
-		if ref := metav1.GetControllerOf(p); ref != nil && ref.UID == job.UID {
-			out = append(out, p)
-		}
-	}
-	return out, nil
 }

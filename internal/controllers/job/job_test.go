@@ -276,3 +276,38 @@ func TestOrphanFinalizer(t *testing.T) {
 		t.Fatalf("finalizers %v", got)
 	}
 }
+
+// TestAdoptAndRelease: an orphan Pod the selector matches is adopted
+// (controller reference and tracking finalizer) and counted; an owned
+// Pod whose labels stop matching is released.
+func TestAdoptAndRelease(t *testing.T) {
+	h := newHarness(t)
+	job := h.createJob(&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "a"},
+		Spec: batchv1.JobSpec{Completions: ptr.To[int32](1)}})
+	orphan := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "ns", Labels: job.Spec.Template.Labels},
+		Spec: job.Spec.Template.Spec}
+	if _, err := h.client.CoreV1().Pods("ns").Create(context.Background(), orphan, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := h.sync("a")
+	pods := h.pods()
+	if len(pods) != 1 || !metav1.IsControlledBy(&pods[0], job) || !hasFinalizer(&pods[0]) || got.Status.Active != 1 {
+		t.Fatalf("status %+v, pods %+v", got.Status, pods)
+	}
+	p := pods[0]
+	p.Labels = map[string]string{"other": "x"}
+	if _, err := h.client.CoreV1().Pods("ns").Update(context.Background(), &p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.sync("a")
+	released := h.pods()
+	var kept *corev1.Pod
+	for i := range released {
+		if released[i].Name == "orphan" {
+			kept = &released[i]
+		}
+	}
+	if kept == nil || metav1.GetControllerOf(kept) != nil || hasFinalizer(kept) {
+		t.Fatalf("pods %+v", released)
+	}
+}

@@ -59,7 +59,7 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	if job.Spec.Parallelism == nil || job.Spec.BackoffLimit == nil || (isIndexed(job) && job.Spec.Completions == nil) {
 		return nil
 	}
-	pods, err := c.podsOf(job)
+	pods, err := c.podsOf(ctx, job)
 	if err != nil {
 		return err
 	}
