@@ -237,24 +237,45 @@ func TestIndexedSuccessPolicy(t *testing.T) {
 	}
 }
 
-// TestBackoffLimitPerIndex: an index that fails past its limit is listed
-// in failedIndexes and is not retried; when every index has succeeded or
-// failed the Job fails with FailedIndexes.
+// TestBackoffLimitPerIndex: a failed index is retried after its own
+// back-off with the failure count carried in the replacement's
+// annotation; past its limit it is listed in failedIndexes and not
+// retried; when every index has succeeded or failed the Job fails with
+// FailedIndexes.
 func TestBackoffLimitPerIndex(t *testing.T) {
 	h := newHarness(t)
 	h.createJob(&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "pi"},
 		Spec: batchv1.JobSpec{Completions: ptr.To[int32](2), Parallelism: ptr.To[int32](2), CompletionMode: ptr.To(batchv1.IndexedCompletion),
-			BackoffLimitPerIndex: ptr.To[int32](0), BackoffLimit: ptr.To[int32](1 << 30)}})
+			BackoffLimitPerIndex: ptr.To[int32](1), BackoffLimit: ptr.To[int32](1 << 30)}})
 	h.sync("pi")
-	pods := h.pods()
-	h.setPhase(pods[0].Name, corev1.PodFailed, 1)
+	index := func(ix string) []corev1.Pod {
+		var out []corev1.Pod
+		for _, p := range h.pods() {
+			if p.Annotations[batchv1.JobCompletionIndexAnnotation] == ix {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	h.setPhase(index("0")[0].Name, corev1.PodFailed, 1)
+	if h.sync("pi"); len(index("0")) != 1 {
+		t.Fatal("index 0 retried before its back-off")
+	}
+	h.clock.Step(11 * time.Second)
+	h.sync("pi")
+	retry := index("0")
+	if len(retry) != 2 || retry[1].Annotations[batchv1.JobIndexFailureCountAnnotation] != "1" {
+		t.Fatalf("retry of index 0: %+v", retry)
+	}
+	h.setPhase(retry[1].Name, corev1.PodFailed, 1)
+	h.clock.Step(time.Hour)
 	got := h.sync("pi")
-	if got.Status.FailedIndexes == nil || *got.Status.FailedIndexes != "0" || len(h.pods()) != 2 {
+	if got.Status.FailedIndexes == nil || *got.Status.FailedIndexes != "0" || len(index("0")) != 2 || got.Status.Failed != 2 {
 		t.Fatalf("status %+v, %d pods", got.Status, len(h.pods()))
 	}
-	h.setPhase(pods[1].Name, corev1.PodSucceeded, 0)
+	h.setPhase(index("1")[0].Name, corev1.PodSucceeded, 0)
 	got = h.sync("pi")
-	if f := condition(got, batchv1.JobFailed); f == nil || f.Reason != batchv1.JobReasonFailedIndexes || got.Status.CompletedIndexes != "1" {
+	if f := condition(got, batchv1.JobFailed); f == nil || f.Reason != batchv1.JobReasonFailedIndexes || f.Message != "Job has failed indexes" || got.Status.CompletedIndexes != "1" {
 		t.Fatalf("status %+v", got.Status)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -52,9 +53,12 @@ func (c *Controller) manage(ctx context.Context, sc *syncCtx) (int32, error) {
 	if diff <= 0 {
 		return active, nil
 	}
-	if left := sc.backoff.remaining(c.clock); left > 0 {
-		c.queue.AddAfter(sc.key, left)
-		return active, nil
+	// With a per-index limit each index backs off on its own.
+	if job.Spec.BackoffLimitPerIndex == nil {
+		if left := sc.backoff.remaining(c.clock); left > 0 {
+			c.queue.AddAfter(sc.key, left)
+			return active, nil
+		}
 	}
 	diff = min(diff, maxCreatePerSync)
 	var indexes []int
@@ -64,6 +68,13 @@ func (c *Controller) manage(ctx context.Context, sc *syncCtx) (int32, error) {
 			failed = *sc.failedIx
 		}
 		indexes = pendingIndexes(job, sc.active, sc.succIx, failed, int(diff))
+		if job.Spec.BackoffLimitPerIndex != nil {
+			var wait time.Duration
+			if indexes, wait = c.indexesPastBackoff(job, sc.pods, indexes); len(indexes) == 0 {
+				c.queue.AddAfter(sc.key, wait)
+				return active, nil
+			}
+		}
 		diff = int32(len(indexes))
 	}
 	created, err := c.createPods(ctx, sc, int(diff), indexes)
@@ -243,4 +254,30 @@ func hasString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// indexesPastBackoff keeps the indexes whose own back-off (10s doubling
+// per counted failure of the index, at most 10 minutes, from its last
+// failure) has passed; with none, it returns the shortest wait.
+func (c *Controller) indexesPastBackoff(job *batchv1.Job, pods []*corev1.Pod, indexes []int) ([]int, time.Duration) {
+	var ready []int
+	var wait time.Duration
+	for _, ix := range indexes {
+		counted, _ := indexFailures(job, pods, ix)
+		var last *time.Time
+		for _, p := range pods {
+			if completionIndex(p) == ix && podFailed(p, job) {
+				if t := finishTime(c.clock, p); last == nil || t.After(*last) {
+					last = &t
+				}
+			}
+		}
+		left := backoffRecord{failuresAfterLastSuccess: counted, lastFailureTime: last}.remaining(c.clock)
+		if left <= 0 {
+			ready = append(ready, ix)
+		} else if wait == 0 || left < wait {
+			wait = left
+		}
+	}
+	return ready, wait
 }
