@@ -24,6 +24,10 @@ import (
 // startBatchServer runs a memory-backed server whose cronjob-controller
 // runs on cronClock, and returns a client.
 func startBatchServer(t *testing.T, cronClock clock.WithTicker) kubernetes.Interface {
+	return startBatchServerTB(t, cronClock)
+}
+
+func startBatchServerTB(t testing.TB, cronClock clock.WithTicker) kubernetes.Interface {
 	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
