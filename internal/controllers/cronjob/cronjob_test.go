@@ -274,8 +274,9 @@ func TestFinishedJobsAndHistory(t *testing.T) {
 	}
 }
 
-// TestNotScheduled: suspended, an unknown time zone (UnknownTimeZone)
-// and an unparseable schedule (UnparseableSchedule) create nothing.
+// TestNotScheduled: suspended, an unknown time zone (UnknownTimeZone),
+// an unparseable schedule (UnparseableSchedule) and one that never comes
+// (InvalidSchedule) create nothing.
 func TestNotScheduled(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -285,6 +286,7 @@ func TestNotScheduled(t *testing.T) {
 		{"suspended", batchv1.CronJobSpec{Schedule: "* * * * *", Suspend: ptr.To(true)}, ""},
 		{"timezone", batchv1.CronJobSpec{Schedule: "* * * * *", TimeZone: ptr.To("Mars/Olympus")}, "Warning UnknownTimeZone invalid timeZone: \"Mars/Olympus\""},
 		{"schedule", batchv1.CronJobSpec{Schedule: "61 * * * *"}, "Warning UnparseableSchedule unparseable schedule: \"61 * * * *\""},
+		{"never", batchv1.CronJobSpec{Schedule: "0 0 31 2 *"}, "Warning InvalidSchedule invalid schedule: 0 0 31 2 * : time difference between two schedules is less than 1 second"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)

@@ -1,6 +1,7 @@
 package cronjob
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,6 +16,8 @@ import (
 // maxMissedSchedules is where upstream stops listing missed start times
 // and warns instead (TooManyMissedTimes).
 const maxMissedSchedules = 100
+
+var errNoInterval = errors.New("time difference between two schedules is less than 1 second")
 
 // nextScheduleDelta is added to a requeue so the sync runs just after the
 // scheduled time, not just before it.
@@ -60,16 +63,21 @@ func mostRecent(cj *batchv1.CronJob, now time.Time, sched cron.Schedule, useDead
 		}
 	}
 	t1 := sched.Next(from)
-	if t1.IsZero() || now.Before(t1) {
+	if t1.IsZero() {
+		// The parser finds no time in the years it searches (such as
+		// February 31st): upstream reports it as an invalid schedule.
+		return nil, 0, errNoInterval
+	}
+	if now.Before(t1) {
 		return nil, 0, nil
 	}
 	t2 := sched.Next(t1)
-	if t2.IsZero() || now.Before(t2) {
+	if now.Before(t2) {
 		return &t1, 1, nil
 	}
 	step := int64(t2.Sub(t1).Round(time.Second).Seconds())
 	if step < 1 {
-		return nil, 0, fmt.Errorf("time difference between two schedules is less than 1 second")
+		return nil, 0, errNoInterval
 	}
 	missed := int64(now.Sub(t1).Seconds())/step + 1
 	// Jump close to now, then let the schedule find the exact latest

@@ -67,9 +67,11 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	sc := c.newSyncCtx(key, job, pods)
 	active := int32(len(sc.active))
 
+	started := false
 	if job.Status.StartTime == nil && !suspended(job) {
 		now := metav1.NewTime(c.clock.Now())
 		job.Status.StartTime = &now
+		started = true
 	}
 	c.decideFinished(sc)
 
@@ -103,7 +105,7 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 			suspendChanged = c.updateSuspended(job)
 		}
 	}
-	needsUpdate := suspendChanged || active != job.Status.Active ||
+	needsUpdate := started || suspendChanged || active != job.Status.Active ||
 		job.Status.Ready == nil || *job.Status.Ready != sc.ready ||
 		job.Status.Terminating == nil || *job.Status.Terminating != sc.terminating
 	job.Status.Active = active
