@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -300,5 +301,31 @@ func TestNotScheduled(t *testing.T) {
 				t.Fatalf("events %q", evs)
 			}
 		})
+	}
+}
+
+// TestRequeueAfter: the CronJob is woken just after its next time.
+func TestRequeueAfter(t *testing.T) {
+	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(t0)}, Spec: batchv1.CronJobSpec{Schedule: "*/5 * * * *"}}
+	sched, err := cron.ParseStandard(cj.Spec.Schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		now  time.Duration
+		last *time.Duration
+		want time.Duration
+	}{
+		{now: 30 * time.Second, want: 4*time.Minute + 30*time.Second + nextScheduleDelta},
+		{now: 5 * time.Minute, want: 5*time.Minute + nextScheduleDelta},
+		{now: 7 * time.Minute, last: ptr.To(5 * time.Minute), want: 3*time.Minute + nextScheduleDelta},
+	} {
+		c := cj.DeepCopy()
+		if tc.last != nil {
+			c.Status.LastScheduleTime = &metav1.Time{Time: t0.Add(*tc.last)}
+		}
+		if got := requeueAfter(c, t0.Add(tc.now), sched); got != tc.want {
+			t.Errorf("at +%v: %v, want %v", tc.now, got, tc.want)
+		}
 	}
 }

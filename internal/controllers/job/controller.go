@@ -99,9 +99,10 @@ func New(client kubernetes.Interface, jobs batchinformers.JobInformer, pods core
 // Run syncs Jobs with workers workers and cleans orphan Pods' finalizers
 // until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer c.orphans.ShutDown()
-	go worker.RunSynced(ctx, c.orphans, 1, c.logger, c.synced, c.syncOrphanPod)
+	var wg sync.WaitGroup
+	wg.Go(func() { worker.RunSynced(ctx, c.orphans, 1, c.logger, c.synced, c.syncOrphanPod) })
 	worker.RunSynced(ctx, c.queue, workers, c.logger, c.synced, c.Sync)
+	wg.Wait()
 }
 
 func (c *Controller) enqueueJob(obj any) {
