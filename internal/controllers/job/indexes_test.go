@@ -1,6 +1,7 @@
 package job
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -53,5 +54,22 @@ func TestBackoffRemaining(t *testing.T) {
 	r = r.next(clk, []*corev1.Pod{{Status: corev1.PodStatus{Phase: corev1.PodSucceeded}}}, nil)
 	if got := r.remaining(clk); got != 0 {
 		t.Fatalf("after a success: %v", got)
+	}
+}
+
+// TestIndexedGenerateName: a long Job name is shortened, never the index.
+func TestIndexedGenerateName(t *testing.T) {
+	long := strings.Repeat("a", 60)
+	for _, tc := range []struct {
+		job  string
+		ix   int
+		want string
+	}{
+		{"pi", 3, "pi-3-"},
+		{long, 12, strings.Repeat("a", 54) + "-12-"},
+	} {
+		if got := indexedGenerateName(tc.job, tc.ix); got != tc.want {
+			t.Errorf("%q, %d: %q, want %q", tc.job, tc.ix, got, tc.want)
+		}
 	}
 }

@@ -104,7 +104,7 @@ func (c *Controller) createPods(ctx context.Context, sc *syncCtx, n int, indexes
 			if indexes != nil {
 				ix := indexes[done+k]
 				t = indexedTemplate(template, job, ix, sc)
-				gen = fmt.Sprintf("%s-%d-", job.Name, ix)
+				gen = indexedGenerateName(job.Name, ix)
 			}
 			wg.Go(func() {
 				err := c.pods.create(ctx, job, t, gen)
@@ -280,4 +280,18 @@ func (c *Controller) indexesPastBackoff(job *batchv1.Job, pods []*corev1.Pod, in
 		}
 	}
 	return ready, wait
+}
+
+// maxGeneratedNameLength is how much of a generateName the server keeps
+// before its random suffix.
+const maxGeneratedNameLength = 58
+
+// indexedGenerateName is <job>-<index>-, the Job's name shortened so the
+// server's truncation never cuts the index off.
+func indexedGenerateName(job string, ix int) string {
+	suffix := "-" + strconv.Itoa(ix) + "-"
+	if len(job)+len(suffix) > maxGeneratedNameLength {
+		job = job[:maxGeneratedNameLength-len(suffix)]
+	}
+	return job + suffix
 }
