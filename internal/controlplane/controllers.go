@@ -80,6 +80,9 @@ func inProcessControllers() []inProcessController {
 		{name: "certificatesigningrequest-approving-controller", start: startCSRApprovingController},
 		{name: "certificatesigningrequest-signing-controller", start: startCSRSigningController},
 		{name: "certificatesigningrequest-cleaner-controller", start: startCSRCleanerController},
+		{name: "statefulset-controller", start: startStatefulSetController},
+		{name: "daemonset-controller", start: startDaemonSetController},
+		{name: "disruption-controller", start: startDisruptionController},
 	}
 }
 
