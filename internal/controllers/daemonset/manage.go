@@ -18,7 +18,7 @@ import (
 // deletes failed, succeeded, excess and misplaced ones, as upstream's
 // manage and podsShouldBeOnNode.
 func (c *Controller) manage(ctx context.Context, ds *appsv1.DaemonSet, nodes []*corev1.Node, selector labels.Selector, hash string) error {
-	byNode, err := c.podsByNode(ds, selector)
+	byNode, err := c.podsByNode(ctx, ds, selector)
 	if err != nil {
 		return err
 	}

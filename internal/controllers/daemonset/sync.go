@@ -13,8 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 
+	"github.com/kapi-dev/kapi/internal/controllers/controllerref"
 	"github.com/kapi-dev/kapi/internal/controllers/history"
 )
 
@@ -34,7 +36,9 @@ func templateHash(t *corev1.PodTemplateSpec, collisions *int32) string {
 // constructHistory finds the revision matching the template (creating
 // it, or renumbering it to be the newest) and the older ones.
 func (c *Controller) constructHistory(ctx context.Context, ds *appsv1.DaemonSet, selector labels.Selector) (cur *appsv1.ControllerRevision, old []*appsv1.ControllerRevision, err error) {
-	revs, err := c.history.ListOwned(ds, selector)
+	revs, err := c.history.Claim(ctx, ds, dsKind, selector, func(ctx context.Context) (metav1.Object, error) {
+		return c.client.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,7 +127,7 @@ func (c *Controller) cleanupHistory(ctx context.Context, ds *appsv1.DaemonSet, s
 	if len(old) <= int(limit) {
 		return nil
 	}
-	byNode, err := c.podsByNode(ds, selector)
+	byNode, err := c.podsByNode(ctx, ds, selector)
 	if err != nil {
 		return err
 	}
@@ -139,19 +143,30 @@ func (c *Controller) cleanupHistory(ctx context.Context, ds *appsv1.DaemonSet, s
 	return c.history.Truncate(ctx, old, live, limit)
 }
 
-// podsByNode maps node names to the set's Pods (matching its selector,
-// controlled by it), by bound node or node affinity target.
-func (c *Controller) podsByNode(ds *appsv1.DaemonSet, selector labels.Selector) (map[string][]*corev1.Pod, error) {
-	pods, err := c.pods.Pods(ds.Namespace).List(selector)
+// podsByNode maps node names to the set's Pods, by bound node or node
+// affinity target; it adopts orphans the selector matches and releases
+// Pods that stopped matching, as upstream's getDaemonPods.
+func (c *Controller) podsByNode(ctx context.Context, ds *appsv1.DaemonSet, selector labels.Selector) (map[string][]*corev1.Pod, error) {
+	all, err := c.pods.Pods(ds.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	m := &controllerref.Manager{
+		Controller: ds, Kind: dsKind, Selector: selector,
+		Fresh: func(ctx context.Context) (metav1.Object, error) {
+			return c.client.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
+		},
+		Patch: func(ctx context.Context, name string, patch []byte) error {
+			_, err := c.client.CoreV1().Pods(ds.Namespace).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+			return err
+		},
+	}
+	pods, err := controllerref.Claim(ctx, m, all)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]*corev1.Pod{}
 	for _, p := range pods {
-		ref := metav1.GetControllerOf(p)
-		if ref == nil || ref.UID != ds.UID {
-			continue
-		}
 		if n := targetNode(p); n != "" {
 			out[n] = append(out[n], p)
 		}

@@ -18,7 +18,7 @@ import (
 // surge it creates new Pods next to old ones on up to maxSurge nodes and
 // deletes each old Pod once its replacement is available.
 func (c *Controller) rollingUpdate(ctx context.Context, ds *appsv1.DaemonSet, nodes []*corev1.Node, selector labels.Selector, hash string) error {
-	byNode, err := c.podsByNode(ds, selector)
+	byNode, err := c.podsByNode(ctx, ds, selector)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func splitPods(pods []*corev1.Pod, hash string, gen *int64) (newPod, oldPod *cor
 // one and whether its oldest is ready, available and updated; Pods on
 // nodes that should not run one are misscheduled.
 func (c *Controller) updateStatus(ctx context.Context, ds *appsv1.DaemonSet, nodes []*corev1.Node, selector labels.Selector, hash string, observed bool) error {
-	byNode, err := c.podsByNode(ds, selector)
+	byNode, err := c.podsByNode(ctx, ds, selector)
 	if err != nil {
 		return err
 	}

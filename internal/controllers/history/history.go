@@ -24,9 +24,12 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
+
+	"github.com/kapi-dev/kapi/internal/controllers/controllerref"
 )
 
 // HashLabel is the label holding a revision's hash.
@@ -146,21 +149,24 @@ type History struct {
 	Lister appslisters.ControllerRevisionLister
 }
 
-// ListOwned returns the revisions in parent's namespace matching
-// selector whose controller is parent. (Upstream also adopts orphaned
-// matching revisions; kapi does not, see docs/controllers.md.)
-func (h *History) ListOwned(parent metav1.Object, selector labels.Selector) ([]*appsv1.ControllerRevision, error) {
-	all, err := h.Lister.ControllerRevisions(parent.GetNamespace()).List(selector)
+// Claim returns parent's revisions: those it controls that its selector
+// matches, after adopting matching orphans and releasing controlled
+// ones that stopped matching (upstream's ClaimControllerRevisions);
+// fresh re-reads parent from the server before any adoption.
+func (h *History) Claim(ctx context.Context, parent metav1.Object, kind schema.GroupVersionKind, selector labels.Selector,
+	fresh func(context.Context) (metav1.Object, error)) ([]*appsv1.ControllerRevision, error) {
+	all, err := h.Lister.ControllerRevisions(parent.GetNamespace()).List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
-	var out []*appsv1.ControllerRevision
-	for _, r := range all {
-		if ref := metav1.GetControllerOf(r); ref != nil && ref.UID == parent.GetUID() {
-			out = append(out, r)
-		}
+	m := &controllerref.Manager{
+		Controller: parent, Kind: kind, Selector: selector, Fresh: fresh,
+		Patch: func(ctx context.Context, name string, patch []byte) error {
+			_, err := h.Client.AppsV1().ControllerRevisions(parent.GetNamespace()).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+			return err
+		},
 	}
-	return out, nil
+	return controllerref.Claim(ctx, m, all)
 }
 
 // Create stores cr under the name its hash and *collisionCount give; a

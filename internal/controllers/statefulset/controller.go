@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -27,6 +28,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
+	"github.com/kapi-dev/kapi/internal/controllers/controllerref"
 	"github.com/kapi-dev/kapi/internal/controllers/history"
 	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
@@ -134,11 +136,13 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 		c.recorder.Eventf(set, nil, corev1.EventTypeWarning, "SelectingAll", "Sync", "This StatefulSet is selecting all pods. A non-empty selector is required.")
 		return nil
 	}
-	pods, err := c.ownedPods(set, selector)
+	pods, err := c.ownedPods(ctx, set, selector)
 	if err != nil {
 		return err
 	}
-	revisions, err := c.history.ListOwned(set, selector)
+	revisions, err := c.history.Claim(ctx, set, setKind, selector, func(ctx context.Context) (metav1.Object, error) {
+		return c.client.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
+	})
 	if err != nil {
 		return err
 	}
@@ -162,21 +166,26 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	return nil
 }
 
-// ownedPods are the set's Pods: matching its selector and controlled by
-// it. (Upstream also adopts orphans and releases Pods that stopped
-// matching; kapi leaves that to a later change.)
-func (c *Controller) ownedPods(set *appsv1.StatefulSet, selector labels.Selector) ([]*corev1.Pod, error) {
-	all, err := c.pods.Pods(set.Namespace).List(selector)
+// ownedPods are the set's Pods: it adopts orphans its selector matches
+// that are named as its members and releases Pods that stopped
+// matching, as upstream's getPodsForStatefulSet.
+func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*corev1.Pod, error) {
+	all, err := c.pods.Pods(set.Namespace).List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
-	var out []*corev1.Pod
-	for _, p := range all {
-		if ref := metav1.GetControllerOf(p); ref != nil && ref.UID == set.UID && isMember(set, p) {
-			out = append(out, p)
-		}
+	m := &controllerref.Manager{
+		Controller: set, Kind: setKind, Selector: selector,
+		Filter: func(o metav1.Object) bool { return isMember(set, o.(*corev1.Pod)) },
+		Fresh: func(ctx context.Context) (metav1.Object, error) {
+			return c.client.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
+		},
+		Patch: func(ctx context.Context, name string, patch []byte) error {
+			_, err := c.client.CoreV1().Pods(set.Namespace).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+			return err
+		},
 	}
-	return out, nil
+	return controllerref.Claim(ctx, m, all)
 }
 
 // requeueForAvailability syncs again when a ready Pod becomes available

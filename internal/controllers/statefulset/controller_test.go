@@ -315,3 +315,24 @@ func TestRevisionHistoryLimit(t *testing.T) {
 		t.Fatalf("status = %+v: the old template's revision was not reused", s)
 	}
 }
+
+// TestAdoptsOrphans: an orphan Pod named as a member and matching the
+// selector is adopted instead of created again; one named otherwise is
+// left alone.
+func TestAdoptsOrphans(t *testing.T) {
+	orphan := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(name), Labels: map[string]string{"app": "web"}},
+			Status: corev1.PodStatus{Phase: corev1.PodPending}}
+	}
+	e := newEnv(t, newSet("web", 1), orphan("web-0"), orphan("cache-0"))
+	e.sync("ns", "web")
+	if ref := metav1.GetControllerOf(e.pod("ns", "web-0")); ref == nil || ref.Name != "web" {
+		t.Errorf("web-0 not adopted: %+v", e.pod("ns", "web-0").OwnerReferences)
+	}
+	if len(e.pod("ns", "cache-0").OwnerReferences) != 0 {
+		t.Error("cache-0 adopted")
+	}
+	if n := len(e.podNames("ns")); n != 2 {
+		t.Errorf("pods = %d", n)
+	}
+}

@@ -141,6 +141,13 @@ func (c *Controller) computeStatus(set *appsv1.StatefulSet, pods []*corev1.Pod, 
 func (c *Controller) processReplica(ctx context.Context, p *plan, i int) (stop bool, err error) {
 	pod := p.replicas[i]
 	if isFailed(pod) || isSucceeded(pod) {
+		if isFailed(pod) {
+			c.recorder.Eventf(p.set, pod, corev1.EventTypeWarning, "RecreatingFailedPod", "Recreate",
+				"StatefulSet %s/%s is recreating failed Pod %s", p.set.Namespace, p.set.Name, pod.Name)
+		} else {
+			c.recorder.Eventf(p.set, pod, corev1.EventTypeNormal, "RecreatingTerminatedPod", "Recreate",
+				"StatefulSet %s/%s is recreating terminated Pod %s", p.set.Namespace, p.set.Name, pod.Name)
+		}
 		if !isTerminating(pod) {
 			if err := c.deletePod(ctx, p.set, pod); err != nil {
 				return true, err
