@@ -23,7 +23,7 @@ import (
 // the fake server holds into the informer caches (and tells the
 // expectations, as the Pod informer's handlers would).
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	client  *fake.Clientset
 	factory informers.SharedInformerFactory
@@ -32,7 +32,7 @@ type env struct {
 	events  *events.FakeRecorder
 }
 
-func newEnv(t *testing.T, objs ...runtime.Object) *env {
+func newEnv(t testing.TB, objs ...runtime.Object) *env {
 	t.Helper()
 	client := fake.NewClientset(objs...)
 	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC))

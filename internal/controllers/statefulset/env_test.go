@@ -22,7 +22,7 @@ import (
 // copied into the informer caches before and after every sync, so each
 // sync sees what the previous one wrote, as a caught-up cache would.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	client  *fake.Clientset
 	factory informers.SharedInformerFactory
@@ -31,7 +31,7 @@ type env struct {
 	events  *events.FakeRecorder
 }
 
-func newEnv(t *testing.T, objs ...runtime.Object) *env {
+func newEnv(t testing.TB, objs ...runtime.Object) *env {
 	t.Helper()
 	client := fake.NewClientset(objs...)
 	// The apiserver gives new Pods phase Pending and every object a UID.
