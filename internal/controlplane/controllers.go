@@ -83,6 +83,9 @@ func inProcessControllers() []inProcessController {
 		{name: "job-controller", start: startJobController},
 		{name: "cronjob-controller", start: startCronJobController},
 		{name: "ttl-after-finished-controller", start: startTTLAfterFinishedController},
+		{name: "statefulset-controller", start: startStatefulSetController},
+		{name: "daemonset-controller", start: startDaemonSetController},
+		{name: "disruption-controller", start: startDisruptionController},
 	}
 }
 
