@@ -178,7 +178,9 @@ func repack(flat []corev1.EndpointSubset) []corev1.EndpointSubset {
 	return out
 }
 
-func compareID(a, b addrID) int { return cmp.Or(strings.Compare(a.ip, b.ip), strings.Compare(a.uid, b.uid)) }
+func compareID(a, b addrID) int {
+	return cmp.Or(strings.Compare(a.ip, b.ip), strings.Compare(a.uid, b.uid))
+}
 
 func comparePort(a, b corev1.EndpointPort) int {
 	return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.Port, b.Port), strings.Compare(string(a.Protocol), string(b.Protocol)))

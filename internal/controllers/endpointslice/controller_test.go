@@ -183,7 +183,9 @@ func TestSyncSlices(t *testing.T) {
 		wantErr: true,
 	}, {
 		name: "dual stack: a slice per family",
-		objs: []runtime.Object{service(func(s *corev1.Service) { s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv6Protocol, corev1.IPv4Protocol} }), node,
+		objs: []runtime.Object{service(func(s *corev1.Service) {
+			s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv6Protocol, corev1.IPv4Protocol}
+		}), node,
 			pod("a", "10.1.0.1", true, func(p *corev1.Pod) { p.Status.PodIPs = append(p.Status.PodIPs, corev1.PodIP{IP: "fd00::1"}) })},
 		want: []string{"IPv4 [a:true/true/false]", "IPv6 [a:true/true/false]"},
 	}, {
