@@ -80,6 +80,9 @@ func inProcessControllers() []inProcessController {
 		{name: "certificatesigningrequest-approving-controller", start: startCSRApprovingController},
 		{name: "certificatesigningrequest-signing-controller", start: startCSRSigningController},
 		{name: "certificatesigningrequest-cleaner-controller", start: startCSRCleanerController},
+		{name: "endpoints-controller", start: startEndpointsController},
+		{name: "endpointslice-controller", start: startEndpointSliceController},
+		{name: "endpointslice-mirroring-controller", start: startEndpointSliceMirroringController},
 	}
 }
 
