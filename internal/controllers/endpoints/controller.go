@@ -66,57 +66,19 @@ func New(client kubernetes.Interface, pods coreinformers.PodInformer, services c
 		triggerTimes: endpointutil.NewTriggerTimeTracker(),
 		stale:        map[string]string{},
 	}
-	if _, err := services.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueue,
-		UpdateFunc: func(_, cur any) { c.enqueue(cur) },
-		DeleteFunc: c.enqueue,
-	}); err != nil {
-		return nil, err
-	}
-	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.podAdded,
-		UpdateFunc: c.podUpdated,
-		DeleteFunc: c.podAdded,
-	}); err != nil {
-		return nil, err
-	}
 	// Endpoints someone deleted are rebuilt.
-	if _, err := endpoints.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: c.enqueue}); err != nil {
-		return nil, err
+	rebuild := endpointutil.ServiceHandler(c.queue.Add)
+	rebuild.AddFunc, rebuild.UpdateFunc = nil, nil
+	for informer, h := range map[cache.SharedIndexInformer]cache.ResourceEventHandler{
+		services.Informer():  endpointutil.ServiceHandler(c.queue.Add),
+		pods.Informer():      endpointutil.PodHandler(c.services, c.queue.Add, logger),
+		endpoints.Informer(): rebuild,
+	} {
+		if _, err := informer.AddEventHandler(h); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
-}
-
-func (c *Controller) enqueue(obj any) {
-	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.queue.Add(key)
-	}
-}
-
-func (c *Controller) podAdded(obj any) {
-	pod := endpointutil.PodFromDeleteAction(obj)
-	if pod == nil {
-		return
-	}
-	keys, err := endpointutil.ServicesSelecting(c.services, pod.Namespace, pod.Labels)
-	if err != nil {
-		c.logger.Info("listing services of pod", "pod", pod.Namespace+"/"+pod.Name, "err", err)
-		return
-	}
-	for key := range keys {
-		c.queue.Add(key)
-	}
-}
-
-func (c *Controller) podUpdated(old, cur any) {
-	keys, err := endpointutil.ServicesForPodChange(c.services, old.(*corev1.Pod), cur.(*corev1.Pod))
-	if err != nil {
-		c.logger.Info("listing services of pod", "err", err)
-		return
-	}
-	for key := range keys {
-		c.queue.Add(key)
-	}
 }
 
 // Run waits for the caches, queues every Endpoints once (to delete those

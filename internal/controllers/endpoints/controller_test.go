@@ -268,7 +268,7 @@ func TestPodChangesQueueServices(t *testing.T) {
 			cur := base.DeepCopy()
 			cur.ResourceVersion = "2"
 			tt.mutate(cur)
-			c.podUpdated(base, cur)
+			endpointutil.PodHandler(c.services, c.queue.Add, nil).OnUpdate(base, cur)
 			if c.queue.Len() != tt.queued {
 				t.Errorf("queued %d, want %d", c.queue.Len(), tt.queued)
 			}

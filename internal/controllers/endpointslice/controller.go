@@ -82,96 +82,18 @@ func New(client kubernetes.Interface, pods coreinformers.PodInformer, services c
 		tracker:      tracker,
 		reconciler:   &reconciler{client: client, nodes: nodes.Lister(), maxPerSlice: maxPerSlice, tracker: tracker},
 	}
-	handlers := []struct {
-		informer cache.SharedIndexInformer
-		funcs    cache.ResourceEventHandlerFuncs
-	}{
-		{services.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: c.enqueue, UpdateFunc: func(_, cur any) { c.enqueue(cur) }, DeleteFunc: c.enqueue}},
-		{pods.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: c.podAdded, UpdateFunc: c.podUpdated, DeleteFunc: c.podAdded}},
-		{slices.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: c.sliceAdded, UpdateFunc: c.sliceUpdated, DeleteFunc: c.sliceDeleted}},
-	}
-	for _, h := range handlers {
-		if _, err := h.informer.AddEventHandler(h.funcs); err != nil {
+	// Slice changes are batched: a burst of them costs one sync.
+	queueLater := func(key string) { c.queue.AddAfter(key, sliceChangeDelay) }
+	for informer, h := range map[cache.SharedIndexInformer]cache.ResourceEventHandler{
+		services.Informer(): endpointutil.ServiceHandler(c.queue.Add),
+		pods.Informer():     endpointutil.PodHandler(c.services, c.queue.Add, logger),
+		slices.Informer():   endpointutil.SliceHandler(ControllerName, tracker, queueLater),
+	} {
+		if _, err := informer.AddEventHandler(h); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
-}
-
-func (c *Controller) enqueue(obj any) {
-	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.queue.Add(key)
-	}
-}
-
-func (c *Controller) podAdded(obj any) {
-	pod := endpointutil.PodFromDeleteAction(obj)
-	if pod == nil {
-		return
-	}
-	keys, err := endpointutil.ServicesSelecting(c.services, pod.Namespace, pod.Labels)
-	if err != nil {
-		c.logger.Info("listing services of pod", "pod", pod.Namespace+"/"+pod.Name, "err", err)
-		return
-	}
-	for key := range keys {
-		c.queue.Add(key)
-	}
-}
-
-func (c *Controller) podUpdated(old, cur any) {
-	keys, err := endpointutil.ServicesForPodChange(c.services, old.(*corev1.Pod), cur.(*corev1.Pod))
-	if err != nil {
-		c.logger.Info("listing services of pod", "err", err)
-		return
-	}
-	for key := range keys {
-		c.queue.Add(key)
-	}
-}
-
-func managed(s *discoveryv1.EndpointSlice) bool {
-	return s.Labels[discoveryv1.LabelManagedBy] == ControllerName
-}
-
-// queueSlice syncs the Service a slice names, a little later so that a
-// burst of slice events costs one sync.
-func (c *Controller) queueSlice(s *discoveryv1.EndpointSlice) {
-	if key := endpointutil.ServiceKeyOfSlice(s); key != "" {
-		c.queue.AddAfter(key, sliceChangeDelay)
-	}
-}
-
-// sliceAdded and sliceUpdated resync a Service when one of its slices
-// changed other than by this controller's own write, or was taken over
-// from or handed to another manager.
-func (c *Controller) sliceAdded(obj any) {
-	if s, ok := obj.(*discoveryv1.EndpointSlice); ok && managed(s) && c.tracker.ShouldSync(s) {
-		c.queueSlice(s)
-	}
-}
-
-func (c *Controller) sliceUpdated(old, cur any) {
-	prev, ok1 := old.(*discoveryv1.EndpointSlice)
-	s, ok2 := cur.(*discoveryv1.EndpointSlice)
-	if !ok1 || !ok2 {
-		return
-	}
-	if prev.Labels[discoveryv1.LabelServiceName] != s.Labels[discoveryv1.LabelServiceName] {
-		c.queueSlice(prev)
-		c.queueSlice(s)
-		return
-	}
-	if managed(prev) != managed(s) || (managed(s) && c.tracker.ShouldSync(s)) {
-		c.queueSlice(s)
-	}
-}
-
-func (c *Controller) sliceDeleted(obj any) {
-	s := endpointutil.SliceFromDeleteAction(obj)
-	if s != nil && managed(s) && c.tracker.Has(s) && !c.tracker.HandleDeletion(s) {
-		c.queueSlice(s)
-	}
 }
 
 // Run waits for the caches, then syncs until ctx ends.

@@ -77,11 +77,11 @@ func New(client kubernetes.Interface, endpoints coreinformers.EndpointsInformer,
 	}
 	handlers := []struct {
 		informer cache.SharedIndexInformer
-		funcs    cache.ResourceEventHandlerFuncs
+		funcs    cache.ResourceEventHandler
 	}{
 		{services.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: c.serviceAdded, UpdateFunc: c.serviceUpdated, DeleteFunc: c.serviceAdded}},
 		{endpoints.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: c.endpointsAdded, UpdateFunc: c.endpointsUpdated, DeleteFunc: c.endpointsAdded}},
-		{slices.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: c.sliceAdded, UpdateFunc: c.sliceUpdated, DeleteFunc: c.sliceDeleted}},
+		{slices.Informer(), endpointutil.SliceHandler(ControllerName, tracker, c.queue.Add)},
 	}
 	for _, h := range handlers {
 		if _, err := h.informer.AddEventHandler(h.funcs); err != nil {
@@ -139,45 +139,6 @@ func (c *Controller) endpointsUpdated(old, cur any) {
 	ep, ok2 := cur.(*corev1.Endpoints)
 	if ok1 && ok2 && (shouldMirror(prev) || shouldMirror(ep)) {
 		c.enqueue(ep)
-	}
-}
-
-func managed(s *discoveryv1.EndpointSlice) bool {
-	return s.Labels[discoveryv1.LabelManagedBy] == ControllerName
-}
-
-func (c *Controller) queueSlice(s *discoveryv1.EndpointSlice) {
-	if key := endpointutil.ServiceKeyOfSlice(s); key != "" {
-		c.queue.Add(key)
-	}
-}
-
-func (c *Controller) sliceAdded(obj any) {
-	if s, ok := obj.(*discoveryv1.EndpointSlice); ok && managed(s) && c.tracker.ShouldSync(s) {
-		c.queueSlice(s)
-	}
-}
-
-func (c *Controller) sliceUpdated(old, cur any) {
-	prev, ok1 := old.(*discoveryv1.EndpointSlice)
-	s, ok2 := cur.(*discoveryv1.EndpointSlice)
-	if !ok1 || !ok2 {
-		return
-	}
-	if prev.Labels[discoveryv1.LabelServiceName] != s.Labels[discoveryv1.LabelServiceName] {
-		c.queueSlice(prev)
-		c.queueSlice(s)
-		return
-	}
-	if managed(prev) != managed(s) || (managed(s) && c.tracker.ShouldSync(s)) {
-		c.queueSlice(s)
-	}
-}
-
-func (c *Controller) sliceDeleted(obj any) {
-	s := endpointutil.SliceFromDeleteAction(obj)
-	if s != nil && managed(s) && c.tracker.Has(s) && !c.tracker.HandleDeletion(s) {
-		c.queueSlice(s)
 	}
 }
 
