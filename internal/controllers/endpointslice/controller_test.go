@@ -70,7 +70,7 @@ type env struct {
 
 // newEnv builds the controller over objs; created slices get names as
 // the server would give them.
-func newEnv(t *testing.T, maxPerSlice int, objs ...runtime.Object) *env {
+func newEnv(t testing.TB, maxPerSlice int, objs ...runtime.Object) *env {
 	t.Helper()
 	client := fake.NewClientset(objs...)
 	n := 0
@@ -110,7 +110,7 @@ func newEnv(t *testing.T, maxPerSlice int, objs ...runtime.Object) *env {
 
 type indexer = interface{ Add(any) error }
 
-func (e *env) slices(t *testing.T) []discoveryv1.EndpointSlice {
+func (e *env) slices(t testing.TB) []discoveryv1.EndpointSlice {
 	t.Helper()
 	list, err := e.client.DiscoveryV1().EndpointSlices("ns").List(context.Background(), metav1.ListOptions{})
 	if err != nil {
