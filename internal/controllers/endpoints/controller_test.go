@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/internal/controllers/endpointutil"
@@ -273,5 +274,26 @@ func TestPodChangesQueueServices(t *testing.T) {
 				t.Errorf("queued %d, want %d", c.queue.Len(), tt.queued)
 			}
 		})
+	}
+}
+
+// TestLeftoversQueued: at start every Endpoints is looked at once (so
+// that those whose Service went while no controller ran are deleted),
+// but leader-election records, which have no Service, are left alone.
+func TestLeftoversQueued(t *testing.T) {
+	orphan := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "ns"}}
+	lease := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "lease", Namespace: "ns",
+		Annotations: map[string]string{resourcelock.LeaderElectionRecordAnnotationKey: "{}"}}}
+	c, client := newTest(t, orphan, lease)
+	c.queueLeftovers()
+	if c.queue.Len() != 1 {
+		t.Fatalf("queued %d, want 1", c.queue.Len())
+	}
+	key, _ := c.queue.Get()
+	if err := c.sync(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoreV1().Endpoints("ns").Get(context.Background(), "orphan", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("orphan endpoints kept: %v", err)
 	}
 }
