@@ -86,6 +86,9 @@ func inProcessControllers() []inProcessController {
 		{name: "statefulset-controller", start: startStatefulSetController},
 		{name: "daemonset-controller", start: startDaemonSetController},
 		{name: "disruption-controller", start: startDisruptionController},
+		{name: "endpoints-controller", start: startEndpointsController},
+		{name: "endpointslice-controller", start: startEndpointSliceController},
+		{name: "endpointslice-mirroring-controller", start: startEndpointSliceMirroringController},
 	}
 }
 
