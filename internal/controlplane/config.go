@@ -85,6 +85,14 @@ type Config struct {
 	// ClusterSigningDuration is the longest certificate the CSR signer
 	// issues; 0 means a year.
 	ClusterSigningDuration time.Duration
+	// LeaderElection gates the controllers behind upstream's
+	// kube-controller-manager Lease; off when built in code.
+	LeaderElection LeaderElectionConfig
+	// TerminatedPodGCThreshold is --terminated-pod-gc-threshold: the pod
+	// garbage collector deletes the oldest terminated Pods beyond it;
+	// zero or less turns that part off, as upstream (the flag defaults to
+	// 12500).
+	TerminatedPodGCThreshold int
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when
