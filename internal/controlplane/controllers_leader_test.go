@@ -98,10 +98,12 @@ func TestControllersTakeTurnsUnderTheLeaderLease(t *testing.T) {
 	t.Cleanup(func() { _ = etcd.Close() })
 
 	a := startElectingServer(t, etcd.Endpoints(), "kapi-a")
+	ready := time.Now()
 	poll(t, "a holds the lease", func(ctx context.Context) (bool, error) {
 		h, err := leaseHolder(ctx, a.client)
 		return h == "kapi-a", err
 	})
+	t.Logf("a held the free lease %v after it was ready (polled every 20ms)", time.Since(ready))
 	b := startElectingServer(t, etcd.Endpoints(), "kapi-b")
 	ctx := context.Background()
 	if _, err := b.client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{}); err != nil {
@@ -128,5 +130,47 @@ func TestControllersTakeTurnsUnderTheLeaderLease(t *testing.T) {
 	poll(t, "kube-root-ca.crt republished by b", func(ctx context.Context) (bool, error) {
 		cm, err := b.client.CoreV1().ConfigMaps("x").Get(ctx, rootcapublisher.ConfigMapName, metav1.GetOptions{})
 		return err == nil && cm.Data[rootcapublisher.DataKey] == b.ca, err
+	})
+}
+
+// TestControllersStopAndReturnWhenLeadershipIsLost: another holder takes
+// the Lease; the server stops its controllers but keeps serving, and
+// once that holder's lease runs out it leads again and its controllers
+// act again.
+func TestControllersStopAndReturnWhenLeadershipIsLost(t *testing.T) {
+	etcd, err := embedded.StartWithOptions(context.Background(), embedded.Options{Dir: t.TempDir(), UnsafeNoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = etcd.Close() })
+	a := startElectingServer(t, etcd.Endpoints(), "kapi-a")
+	poll(t, "a holds the lease", func(ctx context.Context) (bool, error) {
+		h, err := leaseHolder(ctx, a.client)
+		return h == "kapi-a", err
+	})
+	leases := a.client.CoordinationV1().Leases("kube-system")
+	poll(t, "an intruder takes the lease", func(ctx context.Context) (bool, error) {
+		l, err := leases.Get(ctx, "kube-controller-manager", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		intruder, now := "intruder", metav1.NewMicroTime(time.Now())
+		l.Spec.HolderIdentity, l.Spec.RenewTime, l.Spec.AcquireTime = &intruder, &now, &now
+		_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+		return err == nil, err
+	})
+	// a's elector acquires anew (a transition from the intruder), which
+	// it does only after its previous term, and its controllers' context,
+	// ended.
+	poll(t, "a leads again after the intruder's lease ran out", func(ctx context.Context) (bool, error) {
+		l, err := leases.Get(ctx, "kube-controller-manager", metav1.GetOptions{})
+		return err == nil && *l.Spec.HolderIdentity == "kapi-a" && l.Spec.LeaseTransitions != nil && *l.Spec.LeaseTransitions >= 1, err
+	})
+	if _, err := a.client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "after"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "kube-root-ca.crt published by the returning controllers", func(ctx context.Context) (bool, error) {
+		cm, err := a.client.CoreV1().ConfigMaps("after").Get(ctx, rootcapublisher.ConfigMapName, metav1.GetOptions{})
+		return err == nil && cm.Data[rootcapublisher.DataKey] == a.ca, err
 	})
 }
