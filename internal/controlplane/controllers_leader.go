@@ -95,8 +95,9 @@ type leaderGate struct {
 	cfg    LeaderElectionConfig
 	logger *slog.Logger
 
-	once sync.Once
-	done chan struct{} // closed when the campaign loop has ended
+	once        sync.Once
+	campaignErr error         // why the campaign could not start
+	done        chan struct{} // closed when the campaign loop has ended
 
 	mu          sync.Mutex
 	campaigning bool
@@ -124,10 +125,9 @@ func (g *leaderGate) run(hc server.PostStartHookContext, name string, start func
 	if g == nil {
 		return start(hc.Context)
 	}
-	var err error
-	g.once.Do(func() { err = g.campaign(hc) })
-	if err != nil {
-		return err
+	g.once.Do(func() { g.campaignErr = g.campaign(hc) })
+	if g.campaignErr != nil {
+		return g.campaignErr
 	}
 	g.mu.Lock()
 	g.starts = append(g.starts, leaderStart{name, start})
