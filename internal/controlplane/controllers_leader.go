@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -164,11 +165,9 @@ func (g *leaderGate) campaign(hc server.PostStartHookContext) error {
 	// As upstream, "<id> became leader" and "<id> stopped leading" are
 	// Events (reason LeaderElection) on the Lease, from
 	// kube-controller-manager.
-	// The broadcaster outlives hc.Context so "stopped leading" on release
-	// is still sent; the campaign loop shuts it down.
 	broadcaster := record.NewBroadcaster(record.WithContext(context.WithoutCancel(hc.Context)))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kube-controller-manager"})
+	recorder := leaseEvents{ctx: hc.Context, recorder: broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kube-controller-manager"})}
 	lec := leaderelection.LeaderElectionConfig{
 		Lock: &resourcelock.LeaseLock{
 			LeaseMeta:  metav1.ObjectMeta{Namespace: g.cfg.ResourceNamespace, Name: g.cfg.ResourceName},
@@ -210,6 +209,20 @@ func (g *leaderGate) campaign(hc server.PostStartHookContext) error {
 		}
 	}()
 	return nil
+}
+
+// leaseEvents records the elector's events until the server shuts down:
+// the "stopped leading" of a release at shutdown would be written after
+// the server stopped serving, failing noisily.
+type leaseEvents struct {
+	ctx      context.Context
+	recorder record.EventRecorder
+}
+
+func (l leaseEvents) Eventf(obj runtime.Object, eventType, reason, message string, args ...any) {
+	if l.ctx.Err() == nil {
+		l.recorder.Eventf(obj, eventType, reason, message, args...)
+	}
 }
 
 // lead starts every controller registered so far; later ones start as
