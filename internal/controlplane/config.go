@@ -90,6 +90,14 @@ type Config struct {
 	// controllerClocks replaces, for tests, the clock of the named
 	// in-process controllers (a fake clock drives a CronJob's schedule).
 	controllerClocks map[string]clock.WithTicker
+	// LeaderElection gates the controllers behind upstream's
+	// kube-controller-manager Lease; off when built in code.
+	LeaderElection LeaderElectionConfig
+	// TerminatedPodGCThreshold is --terminated-pod-gc-threshold: the pod
+	// garbage collector deletes the oldest terminated Pods beyond it;
+	// zero or less turns that part off, as upstream (the flag defaults to
+	// 12500).
+	TerminatedPodGCThreshold int
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

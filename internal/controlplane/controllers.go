@@ -35,6 +35,22 @@ type controllerContext struct {
 	clock clock.Clock
 	// tokenSecrets is the informer of token Secrets two controllers share.
 	tokenSecrets *tokenSecrets
+	// bootstrapTokens is the informer of bootstrap token Secrets the
+	// bootstrap signer and the token cleaner share.
+	bootstrapTokens *bootstrapTokens
+	// serverCtx ends when the server shuts down. A controller's own ctx
+	// ends earlier when this server loses the leader lease; informers
+	// shared beyond one controller run on serverCtx.
+	serverCtx context.Context
+}
+
+// informerContext is the context shared informers run on: the server's,
+// which outlives a leadership term; ctx when none is set.
+func (cc *controllerContext) informerContext(ctx context.Context) context.Context {
+	if cc.serverCtx != nil {
+		return cc.serverCtx
+	}
+	return ctx
 }
 
 // client returns a protobuf clientset over the loopback config with the
@@ -55,7 +71,7 @@ func (cc *controllerContext) recorder(component string) events.EventRecorder {
 // startInformers starts the informers a controller asked for after the
 // shared start hook ran.
 func (cc *controllerContext) startInformers(ctx context.Context) {
-	cc.informers.factory.Start(ctx.Done())
+	cc.informers.factory.Start(cc.informerContext(ctx).Done())
 }
 
 // inProcessController is one control loop kapi runs, named as
@@ -89,6 +105,9 @@ func inProcessControllers() []inProcessController {
 		{name: "endpoints-controller", start: startEndpointsController},
 		{name: "endpointslice-controller", start: startEndpointSliceController},
 		{name: "endpointslice-mirroring-controller", start: startEndpointSliceMirroringController},
+		{name: "bootstrap-signer-controller", start: startBootstrapSigner},
+		{name: "token-cleaner-controller", start: startTokenCleaner},
+		{name: "pod-garbage-collector-controller", start: startPodGC},
 	}
 }
 
@@ -108,6 +127,13 @@ func addControllerHooks(s *server.GenericServer, c *Config, deps controllerDeps)
 	}
 	recorders := &eventRecorders{}
 	secrets := &tokenSecrets{}
+	bootTokens := &bootstrapTokens{}
+	gate := newLeaderGate(c, deps.logger)
+	if gate != nil {
+		if err := s.AddPreShutdownHook("release-controller-leader-lease", gate.awaitRelease); err != nil {
+			return err
+		}
+	}
 	for _, ctrl := range inProcessControllers() {
 		if !enabled[ctrl.name] {
 			continue
@@ -119,16 +145,20 @@ func addControllerHooks(s *server.GenericServer, c *Config, deps controllerDeps)
 				return err
 			}
 			logger := deps.logger.With("controller", ctrl.name)
-			defer func() { logger.Debug("controller started", "took", time.Since(start)) }()
-			return ctrl.start(hc.Context, &controllerContext{
-				config:       c,
-				loopback:     hc.LoopbackClientConfig,
-				informers:    deps.informers,
-				logger:       logger,
-				rootCA:       deps.rootCA,
-				events:       recorders,
-				clock:        c.controllerClock(ctrl.name),
-				tokenSecrets: secrets,
+			return gate.run(hc, ctrl.name, func(ctx context.Context) error {
+				defer func() { logger.Debug("controller started", "took", time.Since(start)) }()
+				return ctrl.start(ctx, &controllerContext{
+					config:          c,
+					loopback:        hc.LoopbackClientConfig,
+					informers:       deps.informers,
+					logger:          logger,
+					rootCA:          deps.rootCA,
+					events:          recorders,
+					clock:           c.controllerClock(ctrl.name),
+					tokenSecrets:    secrets,
+					bootstrapTokens: bootTokens,
+					serverCtx:       hc.Context,
+				})
 			})
 		}); err != nil {
 			return err

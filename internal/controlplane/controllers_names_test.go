@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,6 +12,12 @@ import (
 // none; unknown names and enabling one kapi lacks are refused by name.
 func TestEnabledControllers(t *testing.T) {
 	all := ControllerNames()
+	var onByDefault []string
+	for _, n := range all {
+		if !slices.Contains(kcmDisabledByDefault, n) {
+			onByDefault = append(onByDefault, n)
+		}
+	}
 	tests := []struct {
 		name    string
 		list    []string
@@ -18,14 +25,15 @@ func TestEnabledControllers(t *testing.T) {
 		off     []string
 		wantErr string
 	}{
-		{name: "default", list: nil, on: all},
-		{name: "star", list: []string{"*"}, on: all},
+		{name: "default", list: nil, on: onByDefault, off: []string{"bootstrap-signer-controller", "token-cleaner-controller"}},
+		{name: "star", list: []string{"*"}, on: onByDefault, off: []string{"bootstrap-signer-controller", "token-cleaner-controller"}},
+		{name: "star and one off by default", list: []string{"*", "tokencleaner"}, on: append([]string{"token-cleaner-controller"}, onByDefault...), off: []string{"bootstrap-signer-controller"}},
 		{name: "empty", list: []string{}, off: all},
 		{name: "star minus one", list: []string{"*", "-serviceaccount-controller"}, on: []string{"namespace-controller"}, off: []string{"serviceaccount-controller"}},
 		{name: "alias", list: []string{"serviceaccount", "csrsigning"}, on: []string{"serviceaccount-controller", "certificatesigningrequest-signing-controller"}, off: []string{"namespace-controller"}},
 		{name: "disabling an alias", list: []string{"-root-ca-cert-publisher", "*"}, on: []string{"namespace-controller"}, off: []string{"root-ca-certificate-publisher-controller"}},
 		{name: "first mention wins", list: []string{"namespace", "-namespace"}, on: []string{"namespace-controller"}},
-		{name: "disabling one kapi lacks", list: []string{"*", "-deployment-controller"}, on: all},
+		{name: "disabling one kapi lacks", list: []string{"*", "-deployment-controller"}, on: onByDefault},
 		{name: "enabling one kapi lacks", list: []string{"deployment"}, wantErr: `"deployment" is not implemented by kapi`},
 		{name: "unknown", list: []string{"*", "-nonsense"}, wantErr: `"nonsense" is not in the list of known controllers`},
 		{name: "minus star", list: []string{"-*"}, wantErr: `"-*" is not in the list of known controllers`},

@@ -83,7 +83,7 @@ func (t *tokenSecrets) get(ctx context.Context, cc *controllerContext) (cache.Sh
 			o.FieldSelector = fields.OneTermEqualSelector("type", string(corev1.SecretTypeServiceAccountToken)).String()
 		}))
 		t.informer = f.Core().V1().Secrets().Informer()
-		go t.informer.RunWithContext(ctx)
+		go t.informer.RunWithContext(cc.informerContext(ctx))
 	})
 	if err == nil && t.informer == nil {
 		err = fmt.Errorf("the token secrets informer could not be built")

@@ -112,15 +112,8 @@ func (a *tokenAuthenticator) usable(s *corev1.Secret, id, secretPart string) boo
 // expired reports a token past its expiration; an expiration that does not
 // parse counts as passed, so a typo cannot make a token immortal.
 func expired(s *corev1.Secret, now time.Time) bool {
-	raw := string(s.Data[keyExpiration])
-	if raw == "" {
-		return false
-	}
-	at, err := time.Parse(time.RFC3339, raw)
-	if err != nil {
-		return true
-	}
-	return !now.Before(at)
+	_, gone := Expiration(s, now)
+	return gone
 }
 
 // groupsOf returns system:bootstrappers plus the valid auth-extra-groups,

@@ -1,0 +1,83 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+
+	"github.com/kapi-dev/kapi/internal/auth/authenticator/bootstrap"
+	"github.com/kapi-dev/kapi/internal/controllers/bootstrapsigner"
+	"github.com/kapi-dev/kapi/internal/controllers/tokencleaner"
+)
+
+// bootstrapTokens is one informer of the bootstrap token Secrets in
+// kube-system (a type field selector: the server's other Secrets are
+// never listed for them), shared by the bootstrap signer and the token
+// cleaner, built by whichever starts first and stopped with the server.
+type bootstrapTokens struct {
+	once     sync.Once
+	informer coreinformers.SecretInformer
+	err      error
+}
+
+func (b *bootstrapTokens) get(ctx context.Context, cc *controllerContext) (coreinformers.SecretInformer, error) {
+	b.once.Do(func() {
+		client, err := cc.client("bootstrap-token-informer")
+		if err != nil {
+			b.err = err
+			return
+		}
+		f := informers.NewSharedInformerFactoryWithOptions(client, 0,
+			informers.WithNamespace(bootstrap.Namespace),
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+				o.FieldSelector = fields.OneTermEqualSelector("type", string(corev1.SecretTypeBootstrapToken)).String()
+			}))
+		b.informer = f.Core().V1().Secrets()
+		go b.informer.Informer().RunWithContext(cc.informerContext(ctx))
+	})
+	if b.err == nil && b.informer == nil {
+		return nil, fmt.Errorf("the bootstrap token informer could not be built")
+	}
+	return b.informer, b.err
+}
+
+func startBootstrapSigner(ctx context.Context, cc *controllerContext) error {
+	client, err := cc.client("bootstrap-signer")
+	if err != nil {
+		return err
+	}
+	secrets, err := cc.bootstrapTokens.get(ctx, cc)
+	if err != nil {
+		return err
+	}
+	c, err := bootstrapsigner.New(client, cc.informers.factory.Core().V1().ConfigMaps(), secrets, cc.clock, cc.logger)
+	if err != nil {
+		return err
+	}
+	cc.startInformers(ctx)
+	go c.Run(ctx)
+	return nil
+}
+
+func startTokenCleaner(ctx context.Context, cc *controllerContext) error {
+	client, err := cc.client("token-cleaner")
+	if err != nil {
+		return err
+	}
+	secrets, err := cc.bootstrapTokens.get(ctx, cc)
+	if err != nil {
+		return err
+	}
+	c, err := tokencleaner.New(client, secrets, cc.clock, cc.logger)
+	if err != nil {
+		return err
+	}
+	go c.Run(ctx)
+	return nil
+}
