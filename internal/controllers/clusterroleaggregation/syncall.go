@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -41,15 +42,21 @@ func (c *Controller) SyncAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var errs []error
-	for _, name := range changed {
-		role := roles[name]
-		err := c.apply(ctx, name, role.Rules)
-		if apierrors.IsUnsupportedMediaType(err) {
-			err = c.update(ctx, role, role.Rules)
-		}
-		errs = append(errs, err)
+	// The writes are independent and each is a large server-side apply:
+	// in parallel, they overlap.
+	errs := make([]error, len(changed))
+	var wg sync.WaitGroup
+	for i, name := range changed {
+		wg.Go(func() {
+			role := roles[name]
+			err := c.apply(ctx, name, role.Rules)
+			if apierrors.IsUnsupportedMediaType(err) {
+				err = c.update(ctx, role, role.Rules)
+			}
+			errs[i] = err
+		})
 	}
+	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package clusterroleaggregation
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -58,6 +59,7 @@ func TestSyncAll(t *testing.T) {
 			patched = append(patched, a.(interface{ GetName() string }).GetName())
 		}
 	}
+	slices.Sort(patched) // written in parallel
 	if d := cmp.Diff([]string{"admin", "edit", "view"}, patched); d != "" {
 		t.Errorf("applied roles (-want +got):\n%s", d)
 	}
