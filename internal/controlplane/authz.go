@@ -34,6 +34,16 @@ type authorization struct {
 	rbac      *rbac.Authorizer
 	client    kubernetes.Interface
 	informers informers.SharedInformerFactory
+	// seed writes the RBAC bootstrap policy into fresh storage before the
+	// server serves; nil when it does not run.
+	seed *rbacSeed
+}
+
+// awaitSeed waits for the RBAC seed to end, if one runs.
+func (a *authorization) awaitSeed() {
+	if a.seed != nil {
+		<-a.seed.done
+	}
 }
 
 // newAuthorization builds the modes in order, behind the system:masters
@@ -113,12 +123,34 @@ func (a *authorization) addHooks(s *server.GenericServer, logger *slog.Logger) e
 	if a.rbac == nil {
 		return nil
 	}
+	// The aggregation controller starts from the complete bootstrap policy.
+	bootstrapped := make(chan struct{})
 	if err := s.AddPostStartHook("rbac/bootstrap-roles", func(hc server.PostStartHookContext) error {
-		return rbacbootstrap.Reconcile(hc.Context, a.client)
+		seeded, err := a.seed.wait(hc.Context)
+		if err != nil {
+			logger.Warn("writing the RBAC bootstrap policy into storage failed; reconciling it through the API", "err", err)
+		}
+		if !seeded {
+			if err := rbacbootstrap.Reconcile(hc.Context, a.client); err != nil {
+				return err
+			}
+		}
+		close(bootstrapped)
+		return nil
 	}); err != nil {
 		return err
 	}
 	return s.AddPostStartHook("start-cluster-role-aggregation-controller", func(hc server.PostStartHookContext) error {
+		select {
+		case <-bootstrapped:
+		case <-hc.Context.Done():
+			return hc.Context.Err()
+		}
+		// One pass before ready: admin, edit and view are complete when a
+		// client first sees the server.
+		if err := retry(hc.Context, func() error { return aggregation.SyncAll(hc.Context) }); err != nil {
+			return err
+		}
 		go aggregation.Run(hc.Context, 1)
 		return nil
 	})

@@ -28,6 +28,8 @@ type chainDeps struct {
 	authz    *authorization
 	// rootCA verifies kapi's serving certificate; controllers publish it.
 	rootCA []byte
+	// ctx ends with Run: work started while building (the RBAC seed) stops.
+	ctx context.Context
 	// clientCA is the PEM bundle client certificates are verified with
 	// (kapi's CA and --client-ca-file), published for delegated
 	// authentication.
@@ -112,6 +114,10 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	}
 	in.installOpenAPI(s)
 
+	if deps.authz != nil && deps.authz.rbac != nil && sc.AuditBackend == nil && deps.ctx != nil {
+		// Overlaps the rest of the build; Run waits for it before serving.
+		deps.authz.seed = startRBACSeed(deps.ctx, storage, scheme, typeConverter)
+	}
 	if deps.authz != nil {
 		if err := deps.authz.addHooks(s, logger); err != nil {
 			return nil, err

@@ -111,6 +111,8 @@ func Run(ctx context.Context, c *Config) error {
 		return err
 	}
 	sc.Authorization = authz.authorizer
+	// The RBAC seed writes into storage: it ends before storage closes.
+	defer authz.awaitSeed()
 	// The audit backends outlive the server: events of draining requests
 	// are flushed after Run returns.
 	auditCtx, stopAudit := context.WithCancel(context.Background())
@@ -139,7 +141,7 @@ func Run(ctx context.Context, c *Config) error {
 	top, err := serverChain(c, sc, chainDeps{
 		scheme: scheme, getter: getter, logger: logger,
 		storage: br.h, metrics: storageMetrics, registry: registry, authn: authn, authz: authz,
-		rootCA: serving.rootCA(c), clientCA: clientCA,
+		rootCA: serving.rootCA(c), clientCA: clientCA, ctx: ctx,
 	})
 	if err != nil {
 		listener.Close()
@@ -152,6 +154,8 @@ func Run(ctx context.Context, c *Config) error {
 	}
 	fmt.Fprintf(out, "Admin kubeconfig: %s\n", kubeconfigPath)
 
+	// Nothing may watch while the RBAC policy is seeded (see rbac_seed.go).
+	authz.awaitSeed()
 	prepared := top.PrepareRun()
 	runErr := make(chan error, 1)
 	go func() { runErr <- prepared.Run(ctx) }()

@@ -65,6 +65,7 @@ func (p *PreparedServer) run(ctx context.Context) error {
 	// The hooks outlive nothing: their context ends when shutdown begins.
 	hookCtx, stopHooks := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopHooks()
+	warmLoopback(ctx, cfg.LoopbackClientConfig, p.s.logger)
 	hooksDone := p.startPostStartHooks(hookCtx)
 
 	select {
@@ -160,10 +161,14 @@ func (p *PreparedServer) startPostStartHooks(ctx context.Context) <-chan struct{
 	var failed atomic.Bool
 	for _, h := range p.postStartHooks {
 		wg.Go(func() {
+			start := time.Now()
 			if err := runPostStartHook(h.fn, hctx); err != nil {
 				p.s.logger.Error("post-start hook failed", "hook", h.name, "err", err)
 				failed.Store(true)
+				return
 			}
+			// Which hook holds readiness back is what start-up tuning needs.
+			p.s.logger.Debug("post-start hook finished", "hook", h.name, "took", time.Since(start))
 		})
 	}
 	allDone := make(chan struct{})

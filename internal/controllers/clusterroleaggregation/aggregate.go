@@ -7,19 +7,25 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // aggregate gathers the rules of the cluster roles role's selectors match:
 // selector by selector, matched roles by name, each rule once (the first
 // time it is seen). The role itself is skipped even when it matches.
 func (c *Controller) aggregate(role *rbacv1.ClusterRole) ([]rbacv1.PolicyRule, error) {
+	return aggregateFrom(role, c.lister.List)
+}
+
+// aggregateFrom is aggregate over the roles list returns.
+func aggregateFrom(role *rbacv1.ClusterRole, list func(labels.Selector) ([]*rbacv1.ClusterRole, error)) ([]rbacv1.PolicyRule, error) {
 	rules := []rbacv1.PolicyRule{}
 	for i := range role.AggregationRule.ClusterRoleSelectors {
 		sel, err := metav1.LabelSelectorAsSelector(&role.AggregationRule.ClusterRoleSelectors[i])
 		if err != nil {
 			return nil, err
 		}
-		matched, err := c.lister.List(sel)
+		matched, err := list(sel)
 		if err != nil {
 			return nil, err
 		}

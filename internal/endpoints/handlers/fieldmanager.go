@@ -192,3 +192,7 @@ func sameButTimes(entries, old []metav1.ManagedFieldsEntry) bool {
 	}
 	return moved
 }
+
+// ManagerFromUserAgent is the field manager a write without ?fieldManager
+// is recorded under: the user agent up to its first "/".
+func ManagerFromUserAgent(userAgent string) string { return managerOrUserAgent("", userAgent) }
