@@ -71,9 +71,13 @@ type invocation struct {
 
 // Admit implements admission.MutationInterface: the matching policies'
 // mutations are applied in order (policies by name, then bindings by
-// name); a policy with reinvocationPolicy IfNeeded runs once more when a
-// policy after it changed the object.
+// name). A change asks the chain for a second round, in which the
+// policies with reinvocationPolicy IfNeeded that ran before a change run
+// once more. Called outside a chain, it runs as a chain of its own.
 func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
+	if a.Reinvocation == nil {
+		return admission.Chain{p}.Admit(ctx, a)
+	}
 	if a.Object == nil || policy.Exempt(a.Resource.GroupResource()) {
 		return nil
 	}
@@ -124,28 +128,9 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 		if err != nil {
 			return err
 		}
-		changedAfter := -1 // index of the last invocation that changed the object
-		for i, inv := range invs {
-			changed, perr := p.invoke(ctx, a, ns, inv)
-			if perr != nil {
-				var se *apierrors.StatusError
-				if errors.As(perr.err, &se) {
-					return se
-				}
-				errs = append(errs, *perr)
-			}
-			if changed {
-				changedAfter = i
-			}
-		}
-		// reinvocation: policies asking for it that ran before the last change
-		for i, inv := range invs {
-			if i >= changedAfter || inv.h.compiled.reinvocation != admissionregistrationv1.IfNeededReinvocationPolicy {
-				continue
-			}
-			if _, perr := p.invoke(ctx, a, ns, inv); perr != nil {
-				errs = append(errs, *perr)
-			}
+		var se *apierrors.StatusError
+		if errs, se = p.invokeAll(ctx, a, ns, invs, errs); se != nil {
+			return se
 		}
 	}
 	var failing []policyError
