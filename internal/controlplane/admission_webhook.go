@@ -76,6 +76,7 @@ func (d *admissionDeps) webhookOptions() admwebhook.Options {
 		Clients:    webhook.NewClientManager(resolver, admissionWebhookTimeout),
 		Namespaces: d.informers.factory.Core().V1().Namespaces().Lister(),
 		Scheme:     d.scheme,
+		Authorizer: resourceAuthorizer(d),
 	}
 	if d.storage != nil {
 		o.GetNamespace = func(ctx context.Context, name string) (*corev1.Namespace, error) {
