@@ -31,7 +31,8 @@ func ToMap(obj runtime.Object, gvk schema.GroupVersionKind) (map[string]any, err
 }
 
 // Request is the request variable: the AdmissionRequest fields upstream
-// exposes (uid is left out: kapi has no admission request uid yet).
+// exposes, options included (uid is left out: upstream leaves it empty
+// for CEL too).
 func Request(a *admission.Attributes) map[string]any {
 	gvk := map[string]any{"group": a.Kind.Group, "version": a.Kind.Version, "kind": a.Kind.Kind}
 	gvr := map[string]any{"group": a.Resource.Group, "version": a.Resource.Version, "resource": a.Resource.Resource}
@@ -46,6 +47,11 @@ func Request(a *admission.Attributes) map[string]any {
 		"dryRun":             a.DryRun,
 		"subResource":        a.Subresource,
 		"requestSubResource": a.Subresource,
+	}
+	if a.Options != nil {
+		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(a.Options); err == nil {
+			r["options"] = m
+		}
 	}
 	if a.UserInfo != nil {
 		u := map[string]any{"username": a.UserInfo.GetName(), "uid": a.UserInfo.GetUID()}

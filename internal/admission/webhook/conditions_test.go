@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 )
@@ -60,5 +61,31 @@ func TestConditionWithoutAuthorizer(t *testing.T) {
 	err := f.val.Validate(context.Background(), createAttrs(configMap("cm", nil)))
 	if err == nil || !strings.Contains(err.Error(), "failed to evaluate match conditions") {
 		t.Fatalf("Validate = %v", err)
+	}
+}
+
+// request.options is the request's options object, as upstream exposes
+// it to matchConditions.
+func TestConditionSeesOptions(t *testing.T) {
+	for _, tt := range []struct {
+		expr   string
+		called bool
+	}{
+		{`request.options.kind == "CreateOptions" && request.options.fieldManager == "kubectl-create"`, true},
+		{`request.options.fieldManager == "other"`, false},
+	} {
+		t.Run(tt.expr, func(t *testing.T) {
+			f := newFixture(t)
+			f.addValidating("cfg", hookSpec{name: "v.example.com", path: "/allow",
+				conditions: []admissionregistrationv1.MatchCondition{{Name: "c", Expression: tt.expr}}})
+			a := createAttrs(configMap("cm", nil))
+			a.Options.(*metav1.CreateOptions).FieldManager = "kubectl-create"
+			if err := f.val.Validate(context.Background(), a); err != nil {
+				t.Fatal(err)
+			}
+			if called := len(f.callsTo("/allow")) > 0; called != tt.called {
+				t.Errorf("called = %v, want %v", called, tt.called)
+			}
+		})
 	}
 }
