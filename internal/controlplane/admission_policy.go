@@ -40,6 +40,9 @@ func policyAdmissionFactories() map[string]admissionPluginFactory {
 			if d.authz != nil {
 				p.Authorizer = d.authz.authorizer
 			}
+			if d.storage != nil {
+				p.MatchEquivalents(newEquivalentMapper(d.scheme, d.storage.groups), d.scheme)
+			}
 			return p, nil
 		},
 	}

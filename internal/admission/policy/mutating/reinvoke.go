@@ -11,6 +11,7 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/kapi-dev/kapi/internal/admission"
+	"github.com/kapi-dev/kapi/internal/admission/policy"
 )
 
 // invokeAll runs the matched invocations in order, in the chain's first
@@ -24,7 +25,16 @@ func (p *Plugin) invokeAll(ctx context.Context, a *admission.Attributes, ns ref.
 		if state.Skip(a, key) {
 			continue
 		}
-		changed, perr := p.invoke(ctx, a, ns, inv)
+		target, err := policy.AsMatched(a, inv.match, p.scheme)
+		if err != nil {
+			return errs, apierrors.NewInternalError(err)
+		}
+		changed, perr := p.invoke(ctx, target, a, ns, inv)
+		if changed && target != a {
+			if err := convertBack(target.Object, a, p.scheme); err != nil {
+				return errs, apierrors.NewInternalError(err)
+			}
+		}
 		if perr != nil {
 			var se *apierrors.StatusError
 			if errors.As(perr.err, &se) {
