@@ -207,7 +207,9 @@ func (p *Plugin) invoke(ctx context.Context, a, orig *admission.Attributes, ns r
 			Object:    policy.NativeObject(a.Object, a.Kind),
 			OldObject: policy.NativeObject(a.OldObject, a.Kind),
 			Params:    inv.param, HasParams: inv.h.policy.Spec.ParamKind != nil,
-			Request:   func() ref.Val { return types.NewStringInterfaceMap(types.DefaultTypeAdapter, policy.RequestFor(orig, inv.match)) },
+			Request: func() ref.Val {
+				return types.NewStringInterfaceMap(types.DefaultTypeAdapter, policy.RequestFor(orig, inv.match))
+			},
 			Namespace: func() ref.Val { return ns },
 		}
 	}
