@@ -37,6 +37,9 @@ type Attributes struct {
 	// UpdateOptions or DeleteOptions (meta.k8s.io/v1), or the connect
 	// options (PodExecOptions, ...) of a CONNECT; webhooks receive it.
 	Options runtime.Object
+	// Reinvocation is set by Chain.Admit for the mutating half: plugins
+	// that may change the object ask for, and see, the second round.
+	Reinvocation *Reinvocation
 }
 
 // MutationInterface plugins may change attrs.Object.
@@ -60,8 +63,8 @@ type Chain []any
 
 var _ Interface = Chain(nil)
 
-// Admit runs every mutating plugin in order; the first error stops it.
-func (c Chain) Admit(ctx context.Context, a *Attributes) error {
+// admitOnce runs every mutating plugin in order; the first error stops it.
+func (c Chain) admitOnce(ctx context.Context, a *Attributes) error {
 	for _, p := range c {
 		if m, ok := p.(MutationInterface); ok {
 			if err := m.Admit(ctx, a); err != nil {

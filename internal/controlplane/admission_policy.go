@@ -26,6 +26,9 @@ func policyAdmissionFactories() map[string]admissionPluginFactory {
 			if d.authz != nil {
 				p.Authorizer = d.authz.authorizer
 			}
+			if d.storage != nil {
+				p.MatchEquivalents(newEquivalentMapper(d.scheme, d.storage.groups), d.scheme)
+			}
 			return p, nil
 		},
 		mutating.PluginName: func(d *admissionDeps) (any, error) {
@@ -36,6 +39,9 @@ func policyAdmissionFactories() map[string]admissionPluginFactory {
 			}
 			if d.authz != nil {
 				p.Authorizer = d.authz.authorizer
+			}
+			if d.storage != nil {
+				p.MatchEquivalents(newEquivalentMapper(d.scheme, d.storage.groups), d.scheme)
 			}
 			return p, nil
 		},

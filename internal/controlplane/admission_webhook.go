@@ -2,6 +2,8 @@ package controlplane
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"time"
@@ -24,41 +26,49 @@ const admissionWebhookTimeout = 30 * time.Second
 func webhookAdmissionFactories() map[string]admissionPluginFactory {
 	return map[string]admissionPluginFactory{
 		admwebhook.MutatingPluginName: func(d *admissionDeps) (any, error) {
-			if err := refuseWebhookKubeconfig(d, admwebhook.MutatingPluginName); err != nil {
+			o, err := d.webhookPluginOptions(admwebhook.MutatingPluginName)
+			if err != nil {
 				return nil, err
 			}
-			return admwebhook.NewMutating(d.informers.factory.Admissionregistration().V1().MutatingWebhookConfigurations(), d.webhookOptions())
+			return admwebhook.NewMutating(d.informers.factory.Admissionregistration().V1().MutatingWebhookConfigurations(), o)
 		},
 		admwebhook.ValidatingPluginName: func(d *admissionDeps) (any, error) {
-			if err := refuseWebhookKubeconfig(d, admwebhook.ValidatingPluginName); err != nil {
+			o, err := d.webhookPluginOptions(admwebhook.ValidatingPluginName)
+			if err != nil {
 				return nil, err
 			}
-			return admwebhook.NewValidating(d.informers.factory.Admissionregistration().V1().ValidatingWebhookConfigurations(), d.webhookOptions())
+			return admwebhook.NewValidating(d.informers.factory.Admissionregistration().V1().ValidatingWebhookConfigurations(), o)
 		},
 	}
 }
 
-// refuseWebhookKubeconfig: a WebhookAdmissionConfiguration's kubeConfigFile
-// (credentials for calling webhooks) is not implemented, so a file that
-// sets it is refused rather than ignored.
-func refuseWebhookKubeconfig(d *admissionDeps, name string) error {
+// webhookPluginOptions are the shared webhook options, with the client
+// credentials of the plugin's WebhookAdmissionConfiguration
+// (kubeConfigFile) when --admission-control-config-file gives one.
+func (d *admissionDeps) webhookPluginOptions(name string) (admwebhook.Options, error) {
+	o := d.webhookOptions()
 	if d.pluginConfig == nil {
-		return nil
+		return o, nil
 	}
-	cfg, err := d.pluginConfig(name)
-	if err != nil || len(cfg) == 0 {
-		return err
+	raw, err := d.pluginConfig(name)
+	if err != nil || len(raw) == 0 {
+		return o, err
 	}
-	if strings.Contains(string(cfg), `"kubeConfigFile"`) {
-		return errWebhookKubeconfig(name)
+	var cfg struct {
+		KubeConfigFile string `json:"kubeConfigFile"`
 	}
-	return nil
-}
-
-type errWebhookKubeconfig string
-
-func (e errWebhookKubeconfig) Error() string {
-	return "--admission-control-config-file: " + string(e) + ": kubeConfigFile (webhook client credentials) is not implemented by kapi"
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return o, fmt.Errorf("--admission-control-config-file: %s: %w", name, err)
+	}
+	if cfg.KubeConfigFile == "" {
+		return o, nil
+	}
+	r, err := webhook.LoadAuthInfo(cfg.KubeConfigFile)
+	if err != nil {
+		return o, fmt.Errorf("--admission-control-config-file: %s: %w", name, err)
+	}
+	o.Clients = o.Clients.WithAuthInfo(r)
+	return o, nil
 }
 
 // webhookOptions are shared by both webhook plugins: one client cache,
@@ -76,6 +86,7 @@ func (d *admissionDeps) webhookOptions() admwebhook.Options {
 		Clients:    webhook.NewClientManager(resolver, admissionWebhookTimeout),
 		Namespaces: d.informers.factory.Core().V1().Namespaces().Lister(),
 		Scheme:     d.scheme,
+		Authorizer: resourceAuthorizer(d),
 	}
 	if d.storage != nil {
 		o.GetNamespace = func(ctx context.Context, name string) (*corev1.Namespace, error) {

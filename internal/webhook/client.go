@@ -45,6 +45,17 @@ type ClientManager struct {
 	timeout          time.Duration
 	cache            *lru.Cache
 	maxResponseBytes int64
+	// authInfo gives per-target credentials (nil: anonymous).
+	authInfo *AuthInfoResolver
+}
+
+// WithAuthInfo is a manager like m, with its own client cache, that
+// presents the credentials r gives for each webhook.
+func (m *ClientManager) WithAuthInfo(r *AuthInfoResolver) *ClientManager {
+	out := NewClientManager(m.resolver, m.timeout)
+	out.maxResponseBytes = m.maxResponseBytes
+	out.authInfo = r
+	return out
 }
 
 // NewClientManager returns a manager whose clients resolve services with
@@ -98,7 +109,7 @@ func (m *ClientManager) newClient(cfg ClientConfig) (*Client, error) {
 	tlsConfig := &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
 	var dialer net.Dialer
 	dial := dialer.DialContext
-	var target string
+	var target, authHost string
 
 	switch {
 	case cfg.Service != nil:
@@ -111,6 +122,7 @@ func (m *ClientManager) newClient(cfg ClientConfig) (*Client, error) {
 		serverName := svc.Name + "." + svc.Namespace + ".svc"
 		tlsConfig.ServerName = serverName
 		host := net.JoinHostPort(serverName, strconv.Itoa(int(svc.Port)))
+		authHost = host
 		target = (&url.URL{Scheme: "https", Host: host, Path: svc.Path}).String()
 		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if addr == host {
@@ -135,7 +147,7 @@ func (m *ClientManager) newClient(cfg ClientConfig) (*Client, error) {
 		if u.Scheme != "https" && u.Scheme != "http" {
 			return nil, fail(fmt.Errorf("unsupported URL scheme %q", u.Scheme))
 		}
-		target = u.String()
+		target, authHost = u.String(), u.Host
 	default:
 		return nil, fail(errors.New("webhook configuration must have either service or URL"))
 	}
@@ -147,10 +159,25 @@ func (m *ClientManager) newClient(cfg ClientConfig) (*Client, error) {
 		MaxIdleConnsPerHost: 25,
 		IdleConnTimeout:     90 * time.Second,
 	}
+	var rt http.RoundTripper = transport
+	if m.authInfo != nil {
+		if ai := m.authInfo.forHost(authHost); ai != nil {
+			creds, err := credentialsOf(ai)
+			if err != nil {
+				return nil, fail(err)
+			}
+			if creds.cert != nil {
+				tlsConfig.Certificates = []tls.Certificate{*creds.cert}
+			}
+			if creds.authorization != nil {
+				rt = &authTransport{next: transport, authorization: creds.authorization}
+			}
+		}
+	}
 	return &Client{
 		name:     cfg.Name,
 		url:      target,
-		http:     &http.Client{Transport: transport, Timeout: m.timeout},
+		http:     &http.Client{Transport: rt, Timeout: m.timeout},
 		maxBytes: m.maxResponseBytes,
 	}, nil
 }

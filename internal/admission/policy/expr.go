@@ -33,6 +33,8 @@ const (
 type EnvOptions struct {
 	// HasParams declares params (the policy has a paramKind).
 	HasParams bool
+	// NoVariables leaves variables undeclared (webhook matchConditions).
+	NoVariables bool
 }
 
 var envs sync.Map // EnvOptions → *cel.Env
@@ -56,10 +58,12 @@ func Env(opts EnvOptions) (*cel.Env, error) {
 		cel.Variable(OldObjectVar, cel.DynType),
 		cel.Variable(RequestVar, cel.MapType(cel.StringType, cel.DynType)),
 		cel.Variable(NamespaceVar, cel.DynType),
-		cel.Variable(VariablesVar, cel.MapType(cel.StringType, cel.DynType)),
 		cel.Variable(AuthorizerVar, AuthorizerType),
 		cel.Variable(RequestResourceVar, ResourceCheckType),
 		authzLib(),
+	}
+	if !opts.NoVariables {
+		vars = append(vars, cel.Variable(VariablesVar, cel.MapType(cel.StringType, cel.DynType)))
 	}
 	if opts.HasParams {
 		vars = append(vars, cel.Variable(ParamsVar, cel.DynType))

@@ -31,21 +31,38 @@ func ToMap(obj runtime.Object, gvk schema.GroupVersionKind) (map[string]any, err
 }
 
 // Request is the request variable: the AdmissionRequest fields upstream
-// exposes (uid is left out: kapi has no admission request uid yet).
+// exposes, options included (uid is left out: upstream leaves it empty
+// for CEL too).
 func Request(a *admission.Attributes) map[string]any {
-	gvk := map[string]any{"group": a.Kind.Group, "version": a.Kind.Version, "kind": a.Kind.Kind}
-	gvr := map[string]any{"group": a.Resource.Group, "version": a.Resource.Version, "resource": a.Resource.Resource}
+	return RequestFor(a, Match{OK: true, Resource: a.Resource, Kind: a.Kind})
+}
+
+// RequestFor is Request for a request matched as m (matchPolicy
+// Equivalent): kind and resource are m's, requestKind and
+// requestResource the request's own.
+func RequestFor(a *admission.Attributes, m Match) map[string]any {
+	gvkOf := func(k schema.GroupVersionKind) map[string]any {
+		return map[string]any{"group": k.Group, "version": k.Version, "kind": k.Kind}
+	}
+	gvrOf := func(r schema.GroupVersionResource) map[string]any {
+		return map[string]any{"group": r.Group, "version": r.Version, "resource": r.Resource}
+	}
 	r := map[string]any{
-		"kind":               gvk,
-		"resource":           gvr,
-		"requestKind":        gvk,
-		"requestResource":    gvr,
+		"kind":               gvkOf(m.Kind),
+		"resource":           gvrOf(m.Resource),
+		"requestKind":        gvkOf(a.Kind),
+		"requestResource":    gvrOf(a.Resource),
 		"name":               a.Name,
 		"namespace":          a.Namespace,
 		"operation":          string(a.Operation),
 		"dryRun":             a.DryRun,
 		"subResource":        a.Subresource,
 		"requestSubResource": a.Subresource,
+	}
+	if a.Options != nil {
+		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(a.Options); err == nil {
+			r["options"] = m
+		}
 	}
 	if a.UserInfo != nil {
 		u := map[string]any{"username": a.UserInfo.GetName(), "uid": a.UserInfo.GetUID()}

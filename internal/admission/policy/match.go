@@ -19,56 +19,108 @@ import (
 // fallback); an error is a configuration error of the policy.
 type NamespaceGetter func(ctx context.Context, name string) (*corev1.Namespace, error)
 
+// EquivalentMapper knows which resources are served from the same
+// storage in other groups or versions (matchPolicy Equivalent).
+type EquivalentMapper interface {
+	EquivalentResources(gvr schema.GroupVersionResource, subresource string) []schema.GroupVersionResource
+	KindFor(gvr schema.GroupVersionResource, subresource string) (schema.GroupVersionKind, bool)
+}
+
 // Matcher matches requests against matchConstraints and matchResources.
 type Matcher struct {
 	Namespaces NamespaceGetter
+	// Equivalents finds equivalent resources for matchPolicy Equivalent;
+	// nil matches the request's own resource only.
+	Equivalents EquivalentMapper
+}
+
+// Match is the outcome of MatchFor: whether the request matched, and as
+// which resource and kind (an equivalent one under matchPolicy
+// Equivalent, the request's own otherwise).
+type Match struct {
+	OK       bool
+	Resource schema.GroupVersionResource
+	Kind     schema.GroupVersionKind
 }
 
 var namespacesGR = schema.GroupResource{Resource: "namespaces"}
 
-// Matches reports whether a falls under mr. A policy's matchConstraints
-// must be set; a binding's nil matchResources, or one without
-// resourceRules, matches everything the policy matched. A selector or
-// namespace lookup error counts only for a request the rules match; it is
-// the failure policy's to judge.
+// Matches reports whether a falls under mr (see MatchFor).
 func (m *Matcher) Matches(ctx context.Context, a *admission.Attributes, mr *admissionregistrationv1.MatchResources) (bool, error) {
+	r, err := m.MatchFor(ctx, a, mr)
+	return r.OK, err
+}
+
+// MatchFor reports whether a falls under mr, and as which resource. A
+// policy's matchConstraints must be set; a binding's nil matchResources,
+// or one without resourceRules, matches everything the policy matched. A
+// selector or namespace lookup error counts only for a request the rules
+// match; it is the failure policy's to judge.
+func (m *Matcher) MatchFor(ctx context.Context, a *admission.Attributes, mr *admissionregistrationv1.MatchResources) (Match, error) {
+	own := Match{OK: true, Resource: a.Resource, Kind: a.Kind}
 	if mr == nil {
-		return true, nil
+		return own, nil
 	}
 	nsOK, nsErr := m.matchNamespace(ctx, a, mr.NamespaceSelector)
 	if !nsOK && nsErr == nil {
-		return false, nil
+		return Match{}, nil
 	}
 	objOK, objErr := matchObjectSelector(a, mr.ObjectSelector)
 	if !objOK && objErr == nil {
-		return false, nil
+		return Match{}, nil
 	}
-	for i := range mr.ExcludeResourceRules {
-		if RuleMatches(a, &mr.ExcludeResourceRules[i]) {
-			return false, nil
+	if ex, err := m.matchRules(a, mr.ExcludeResourceRules, mr.MatchPolicy); ex.OK || err != nil {
+		return Match{}, err
+	}
+	matched := own
+	if len(mr.ResourceRules) > 0 {
+		var err error
+		if matched, err = m.matchRules(a, mr.ResourceRules, mr.MatchPolicy); err != nil || !matched.OK {
+			return Match{}, err
 		}
-	}
-	// matchPolicy Equivalent would also try the request's equivalent
-	// resources in other versions; kapi matches the request's own resource
-	// only (every resource kapi serves has one group/version but Events
-	// and HorizontalPodAutoscalers).
-	matched := len(mr.ResourceRules) == 0
-	for i := range mr.ResourceRules {
-		if RuleMatches(a, &mr.ResourceRules[i]) {
-			matched = true
-			break
-		}
-	}
-	if !matched {
-		return false, nil
 	}
 	if nsErr != nil {
-		return false, nsErr
+		return Match{}, nsErr
 	}
 	if objErr != nil {
-		return false, objErr
+		return Match{}, objErr
 	}
-	return true, nil
+	return matched, nil
+}
+
+// matchRules is upstream's order: the request's own resource against
+// every rule (resourceNames included), then under Equivalent each rule
+// against the equivalent resources (resourceNames not checked, as
+// upstream).
+func (m *Matcher) matchRules(a *admission.Attributes, rules []admissionregistrationv1.NamedRuleWithOperations, policy *admissionregistrationv1.MatchPolicyType) (Match, error) {
+	for i := range rules {
+		if RuleMatches(a, &rules[i]) {
+			return Match{OK: true, Resource: a.Resource, Kind: a.Kind}, nil
+		}
+	}
+	if policy == nil || *policy != admissionregistrationv1.Equivalent || m.Equivalents == nil {
+		return Match{}, nil
+	}
+	for i := range rules {
+		r := rules[i]
+		r.ResourceNames = nil
+		for _, eq := range m.Equivalents.EquivalentResources(a.Resource, a.Subresource) {
+			if eq == a.Resource {
+				continue
+			}
+			at := *a
+			at.Resource = eq
+			if !RuleMatches(&at, &r) {
+				continue
+			}
+			kind, ok := m.Equivalents.KindFor(eq, a.Subresource)
+			if !ok {
+				return Match{}, fmt.Errorf("unable to convert to %v: unknown kind", eq)
+			}
+			return Match{OK: true, Resource: eq, Kind: kind}, nil
+		}
+	}
+	return Match{}, nil
 }
 
 func (m *Matcher) matchNamespace(ctx context.Context, a *admission.Attributes, sel *metav1.LabelSelector) (bool, error) {

@@ -34,7 +34,7 @@ func (d *dispatcher) prepare(ctx context.Context, h *hook, a *admission.Attribut
 	}
 	req := newRequest(inv, a, enc)
 	if h.conditions != nil && h.err == nil {
-		match, err := d.evalConditions(h, enc, req, v)
+		match, err := d.evalConditions(ctx, h, enc, req, v, a)
 		if err != nil {
 			if h.ignoreFailures() {
 				d.logger().WarnContext(ctx, "failed evaluating matchConditions of webhook, ignoring", "webhook", h.name, "err", err)
@@ -52,14 +52,14 @@ func (d *dispatcher) prepare(ctx context.Context, h *hook, a *admission.Attribut
 	return &prepared{inv: inv, enc: enc, req: req}, nil
 }
 
-func (d *dispatcher) evalConditions(h *hook, enc *encoded, req *admissionv1.AdmissionRequest, v *versioned) (bool, error) {
+func (d *dispatcher) evalConditions(ctx context.Context, h *hook, enc *encoded, req *admissionv1.AdmissionRequest, v *versioned, a *admission.Attributes) (bool, error) {
 	v.mu.Lock()
 	vars, err := enc.celVars(req)
 	v.mu.Unlock()
 	if err != nil {
 		return false, err
 	}
-	return h.conditions.match(vars)
+	return h.conditions.match(ctx, vars, d.opts.Authorizer, a)
 }
 
 // record passes a response's warnings to the client and its audit

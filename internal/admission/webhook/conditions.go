@@ -1,37 +1,27 @@
 package webhook
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
-	"sync"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/ext"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/kapi-dev/kapi/internal/admission"
+	"github.com/kapi-dev/kapi/internal/admission/policy"
+	kcel "github.com/kapi-dev/kapi/internal/apiextensions/cel"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 )
 
-// celCostLimit bounds one evaluation, as upstream's per-call limit.
-const celCostLimit = 1000000
-
-// conditionEnv declares what matchConditions see: object, oldObject and
-// request, each as upstream's JSON shape. The authorizer variable is not
-// offered yet: a condition using it fails to compile and the webhook
-// fails under its failure policy rather than matching wrongly.
-var conditionEnv = sync.OnceValues(func() (*cel.Env, error) {
-	return cel.NewEnv(
-		cel.Variable("object", cel.DynType),
-		cel.Variable("oldObject", cel.DynType),
-		cel.Variable("request", cel.DynType),
-		cel.HomogeneousAggregateLiterals(),
-		cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		ext.Strings(ext.StringsVersion(2)),
-		ext.Sets(),
-		ext.Lists(ext.ListsVersion(3)),
-	)
-})
+// conditionEnv is upstream's environment for matchConditions: the
+// Kubernetes CEL base (libraries included), object, oldObject, request,
+// namespaceObject (unset for webhooks) and the authorizer variables.
+func conditionEnv() (*cel.Env, error) {
+	return policy.Env(policy.EnvOptions{NoVariables: true})
+}
 
 // matchConditions are a webhook's compiled matchConditions.
 type matchConditions struct {
@@ -56,7 +46,7 @@ func compileMatchConditions(conds []admissionregistrationv1.MatchCondition) (*ma
 			errs = append(errs, fmt.Sprintf("matchCondition %q: must evaluate to bool", c.Name))
 			continue
 		}
-		prg, err := env.Program(ast, cel.CostLimit(celCostLimit), cel.EvalOptions(cel.OptOptimize))
+		prg, err := env.Program(ast, kcel.ProgramOptions()...)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("matchCondition %q: %v", c.Name, err))
 			continue
@@ -72,11 +62,19 @@ func compileMatchConditions(conds []admissionregistrationv1.MatchCondition) (*ma
 
 // match is true when every condition is true. Any false condition means
 // no match, even if another failed; otherwise an evaluation error is
-// returned, to be handled by the failure policy.
-func (m *matchConditions) match(vars map[string]any) (bool, error) {
+// returned, to be handled by the failure policy. vars are shared and
+// not changed; az (nil without an authorizer) asks about the requester.
+func (m *matchConditions) match(ctx context.Context, vars map[string]any, az authorizer.Authorizer, a *admission.Attributes) (bool, error) {
+	act := make(map[string]any, len(vars)+2)
+	maps.Copy(act, vars)
+	if az != nil {
+		authz := policy.Authorizer(ctx, az, a.UserInfo)
+		act[policy.AuthorizerVar] = authz
+		act[policy.RequestResourceVar] = policy.RequestResourceCheck(authz, a.Resource.Group, a.Resource.Version, a.Resource.Resource, a.Subresource, a.Namespace, a.Name)
+	}
 	var evalErrs []string
 	for i, prg := range m.programs {
-		out, _, err := prg.Eval(vars)
+		out, _, err := prg.ContextEval(ctx, act)
 		if err != nil {
 			evalErrs = append(evalErrs, fmt.Sprintf("matchCondition %q: %v", m.names[i], err))
 			continue

@@ -21,6 +21,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"github.com/kapi-dev/kapi/internal/admission"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 	"github.com/kapi-dev/kapi/internal/webhook"
 )
 
@@ -52,7 +53,10 @@ type Options struct {
 	Scheme *runtime.Scheme
 	// Mapper finds equivalent resources; nil matches exactly only.
 	Mapper EquivalentMapper
-	Logger *slog.Logger
+	// Authorizer backs the authorizer variables of matchConditions; nil
+	// leaves them unset (a condition using them fails to evaluate).
+	Authorizer authorizer.Authorizer
+	Logger     *slog.Logger
 }
 
 // dispatcher is what the two plugins share.

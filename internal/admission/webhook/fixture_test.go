@@ -45,6 +45,12 @@ type fixture struct {
 
 func newFixture(t testing.TB, objs ...runtime.Object) *fixture {
 	t.Helper()
+	return newFixtureWith(t, nil, objs...)
+}
+
+// newFixtureWith is newFixture with the plugins' options changed by opt.
+func newFixtureWith(t testing.TB, opt func(*Options), objs ...runtime.Object) *fixture {
+	t.Helper()
 	f := &fixture{t: t, calls: map[string][]*admissionv1.AdmissionReview{}, release: make(chan struct{})}
 	f.server = httptest.NewTLSServer(http.HandlerFunc(f.serve))
 	t.Cleanup(func() { close(f.release); f.server.Close() })
@@ -55,6 +61,9 @@ func newFixture(t testing.TB, objs ...runtime.Object) *fixture {
 		Clients:    webhook.NewClientManager(nil, 30*time.Second),
 		Namespaces: factory.Core().V1().Namespaces().Lister(),
 		Scheme:     clientscheme.Scheme,
+	}
+	if opt != nil {
+		opt(&opts)
 	}
 	var err error
 	if f.mut, err = NewMutating(factory.Admissionregistration().V1().MutatingWebhookConfigurations(), opts); err != nil {

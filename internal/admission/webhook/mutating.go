@@ -24,8 +24,8 @@ import (
 
 // Mutating is the MutatingAdmissionWebhook plugin: matching webhooks are
 // called in order, each seeing the object as the previous ones left it;
-// a webhook with reinvocationPolicy IfNeeded is called once more when a
-// later webhook changed the object after it ran.
+// a webhook with reinvocationPolicy IfNeeded is called once more, in the
+// chain's second round, when the object changed after it ran.
 type Mutating struct{ dispatcher }
 
 var _ admission.MutationInterface = (*Mutating)(nil)
@@ -56,46 +56,47 @@ func NewMutating(informer admissionregistrationv1informers.MutatingWebhookConfig
 	return &Mutating{dispatcher{opts: o, source: src, plugin: MutatingPluginName}}, nil
 }
 
-// Admit runs the webhooks in order, then reinvokes those that asked for
-// it and were followed by a change; no webhook runs more than twice.
+// Admit runs the webhooks in order. A webhook that changes the object
+// asks the chain for a second round, in which the webhooks with
+// reinvocationPolicy IfNeeded that ran before a change run once more.
+// Called outside a chain, it runs as a chain of its own.
 func (p *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
+	if a.Reinvocation == nil {
+		return admission.Chain{p}.Admit(ctx, a)
+	}
 	hooks, err := p.hooks(ctx, a)
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
+	state := admission.ReinvokedFor(a, MutatingPluginName)
+	defer state.Done(a)
+	round := 0
+	if a.Reinvocation.IsReinvoke() {
+		round = 1
+	}
 	v := newVersioned(a, p.opts.Scheme)
-	var invoked []*hook
-	reinvoke := map[*hook]bool{}
 	for i, h := range hooks {
-		called, changed, err := p.callOne(ctx, 0, i, h, a, v)
+		if state.Skip(a, h.id) {
+			continue
+		}
+		called, changed, err := p.callOne(ctx, round, i, h, a, v)
 		if err != nil {
 			return err
 		}
 		if changed {
-			for _, prev := range invoked {
-				reinvoke[prev] = true
-			}
+			state.Changed()
+			a.Reinvocation.SetShouldReinvoke()
 		}
 		if called && h.reinvoke {
-			invoked = append(invoked, h)
-		}
-	}
-	if len(reinvoke) == 0 {
-		return nil
-	}
-	for i, h := range hooks {
-		if !reinvoke[h] {
-			continue
-		}
-		if _, _, err := p.callOne(ctx, 1, i, h, a, v); err != nil {
-			return err
+			state.Ran(h.id)
 		}
 	}
 	return nil
 }
 
-// callOne calls h if it matches; changed says whether its patch changed
-// the object.
+// callOne calls h if it matches; called says it answered (a call that
+// failed open does not count), changed whether its patch changed the
+// object.
 func (p *Mutating) callOne(ctx context.Context, round, index int, h *hook, a *admission.Attributes, v *versioned) (called, changed bool, err error) {
 	pr, err := p.prepare(ctx, h, a, v)
 	if err != nil || pr == nil {
@@ -111,7 +112,7 @@ func (p *Mutating) callOne(ctx context.Context, round, index int, h *hook, a *ad
 	if err != nil {
 		if h.ignoreFailures() {
 			p.failedOpen(ctx, "mutation", round, index, h, err)
-			return true, false, nil
+			return false, false, nil
 		}
 		return true, false, callFailed(err)
 	}

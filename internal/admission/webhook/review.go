@@ -118,7 +118,7 @@ func (e *encoded) celVars(req *admissionv1.AdmissionRequest) (map[string]any, er
 		vars[name] = m
 	}
 	r := *req
-	r.Object, r.OldObject, r.Options = runtime.RawExtension{}, runtime.RawExtension{}, runtime.RawExtension{}
+	r.Object, r.OldObject = runtime.RawExtension{}, runtime.RawExtension{}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
@@ -129,7 +129,6 @@ func (e *encoded) celVars(req *admissionv1.AdmissionRequest) (map[string]any, er
 	}
 	delete(rm, "object")
 	delete(rm, "oldObject")
-	delete(rm, "options")
 	vars["request"] = rm
 	e.vars = vars
 	return vars, nil

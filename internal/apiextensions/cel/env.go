@@ -7,6 +7,8 @@ import (
 	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
+
+	k8slib "github.com/kapi-dev/kapi/internal/cel/library"
 )
 
 const (
@@ -15,7 +17,9 @@ const (
 )
 
 // baseEnv is the environment every rule starts from: the CEL standard
-// library plus the libraries Kubernetes enables for stored expressions.
+// library plus the libraries Kubernetes 1.37 enables for stored
+// expressions (lists, regex, and quantity, ip, cidr, url, format, semver
+// from internal/cel/library).
 // Building it is costly and it is immutable, so it is built once.
 var baseEnv = sync.OnceValues(func() (*cel.Env, error) {
 	return cel.NewEnv(
@@ -37,6 +41,7 @@ var baseEnv = sync.OnceValues(func() (*cel.Env, error) {
 		ext.Lists(ext.ListsVersion(3)),
 		listsLib(),
 		regexLib(),
+		k8slib.All(),
 	)
 })
 

@@ -24,32 +24,10 @@ func (s *RequestScope) attrs(ctx context.Context, op admission.Operation, namesp
 		Object:      obj,
 		OldObject:   old,
 		DryRun:      dryRun,
-		Options:     optionsFor(op, dryRun),
+		Options:     optionsFor(ctx, op, dryRun),
 	}
 	a.UserInfo, _ = request.UserFrom(ctx)
 	return a
-}
-
-// optionsFor is the options object webhooks see for op. It carries the
-// dry run; the request's other options (fieldManager, ...) are not
-// threaded through yet.
-func optionsFor(op admission.Operation, dryRun bool) runtime.Object {
-	var dry []string
-	if dryRun {
-		dry = []string{metav1.DryRunAll}
-	}
-	tm := func(kind string) metav1.TypeMeta {
-		return metav1.TypeMeta{APIVersion: metav1.SchemeGroupVersion.String(), Kind: kind}
-	}
-	switch op {
-	case admission.Create:
-		return &metav1.CreateOptions{TypeMeta: tm("CreateOptions"), DryRun: dry}
-	case admission.Update:
-		return &metav1.UpdateOptions{TypeMeta: tm("UpdateOptions"), DryRun: dry}
-	case admission.Delete:
-		return &metav1.DeleteOptions{TypeMeta: tm("DeleteOptions"), DryRun: dry}
-	}
-	return nil
 }
 
 // mutate runs the mutating half of admission; managedFields it breaks are

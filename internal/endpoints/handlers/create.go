@@ -56,6 +56,7 @@ func createHandler(newObj func() runtime.Object, named bool, create createFunc, 
 			scope.err(err, w, req)
 			return
 		}
+		ctx = withRequestOptions(ctx, opts)
 		obj, err := scope.decodeBody(req, body, newObj(), fieldValidation(opts.FieldValidation))
 		if err != nil {
 			scope.err(err, w, req)

@@ -29,6 +29,7 @@ func DeleteResource(r rest.GracefulDeleter, scope *RequestScope) http.HandlerFun
 			scope.err(err, w, req)
 			return
 		}
+		ctx = withRequestOptions(ctx, opts)
 		result, deleted, err := r.Delete(ctx, name, scope.validateDelete(namespace, name, dryRun(opts.DryRun)), opts)
 		if err != nil {
 			scope.err(err, w, req)

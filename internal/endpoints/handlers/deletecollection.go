@@ -29,7 +29,7 @@ func DeleteCollection(r rest.CollectionDeleter, scope *RequestScope) http.Handle
 			scope.err(err, w, req)
 			return
 		}
-		result, err := r.DeleteCollection(t.ctx, scope.validateDelete(t.namespace, "", dryRun(opts.DryRun)), opts, listOpts)
+		result, err := r.DeleteCollection(withRequestOptions(t.ctx, opts), scope.validateDelete(t.namespace, "", dryRun(opts.DryRun)), opts, listOpts)
 		if err != nil {
 			scope.err(err, w, req)
 			return

@@ -71,6 +71,7 @@ func PatchResource(r rest.Patcher, scope *RequestScope, patchTypes []string) htt
 			scope.err(err, w, req)
 			return
 		}
+		ctx = withRequestOptions(ctx, opts)
 		if err := checkPatchSyntax(patchType, body); err != nil {
 			scope.err(err, w, req)
 			return

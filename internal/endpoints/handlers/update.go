@@ -36,6 +36,7 @@ func UpdateResource(r rest.Updater, scope *RequestScope) http.HandlerFunc {
 			scope.err(err, w, req)
 			return
 		}
+		ctx = withRequestOptions(ctx, opts)
 		obj, err := scope.decodeBody(req, body, r.New(), fieldValidation(opts.FieldValidation))
 		if err != nil {
 			scope.err(err, w, req)

@@ -36,6 +36,7 @@ type Plugin struct {
 	matcher    *policy.Matcher
 	params     policy.ParamSource
 	converters TypeConverters
+	scheme     *runtime.Scheme
 	// Authorizer backs the authorizer variable; nil leaves it undefined.
 	Authorizer authorizer.Authorizer
 }
@@ -67,13 +68,19 @@ type invocation struct {
 	h     *hook
 	b     *admissionregistrationv1.MutatingAdmissionPolicyBinding
 	param map[string]any
+	// match is the resource and kind the policy matched the request as.
+	match policy.Match
 }
 
 // Admit implements admission.MutationInterface: the matching policies'
 // mutations are applied in order (policies by name, then bindings by
-// name); a policy with reinvocationPolicy IfNeeded runs once more when a
-// policy after it changed the object.
+// name). A change asks the chain for a second round, in which the
+// policies with reinvocationPolicy IfNeeded that ran before a change run
+// once more. Called outside a chain, it runs as a chain of its own.
 func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
+	if a.Reinvocation == nil {
+		return admission.Chain{p}.Admit(ctx, a)
+	}
 	if a.Object == nil || policy.Exempt(a.Resource.GroupResource()) {
 		return nil
 	}
@@ -88,12 +95,12 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 	var invs []invocation
 	for i := range hooks {
 		h := &hooks[i]
-		ok, err := p.matcher.Matches(ctx, a, h.policy.Spec.MatchConstraints)
+		pm, err := p.matcher.MatchFor(ctx, a, h.policy.Spec.MatchConstraints)
 		if err != nil {
 			errs = append(errs, policyError{policy: h.policy.Name, err: err})
 			continue
 		}
-		if !ok {
+		if !pm.OK {
 			continue
 		}
 		for _, b := range h.bindings {
@@ -115,7 +122,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 				continue
 			}
 			for _, param := range params {
-				invs = append(invs, invocation{h: h, b: b, param: param})
+				invs = append(invs, invocation{h: h, b: b, param: param, match: pm})
 			}
 		}
 	}
@@ -124,28 +131,9 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 		if err != nil {
 			return err
 		}
-		changedAfter := -1 // index of the last invocation that changed the object
-		for i, inv := range invs {
-			changed, perr := p.invoke(ctx, a, ns, inv)
-			if perr != nil {
-				var se *apierrors.StatusError
-				if errors.As(perr.err, &se) {
-					return se
-				}
-				errs = append(errs, *perr)
-			}
-			if changed {
-				changedAfter = i
-			}
-		}
-		// reinvocation: policies asking for it that ran before the last change
-		for i, inv := range invs {
-			if i >= changedAfter || inv.h.compiled.reinvocation != admissionregistrationv1.IfNeededReinvocationPolicy {
-				continue
-			}
-			if _, perr := p.invoke(ctx, a, ns, inv); perr != nil {
-				errs = append(errs, *perr)
-			}
+		var se *apierrors.StatusError
+		if errs, se = p.invokeAll(ctx, a, ns, invs, errs); se != nil {
+			return se
 		}
 	}
 	var failing []policyError
@@ -199,7 +187,9 @@ func (p *Plugin) namespace(ctx context.Context, a *admission.Attributes) (ref.Va
 
 // invoke runs one invocation's mutations on a.Object and reports whether
 // the object changed.
-func (p *Plugin) invoke(ctx context.Context, a *admission.Attributes, ns ref.Val, inv invocation) (bool, *policyError) {
+// a is the request as matched (see policy.AsMatched), orig the request
+// itself.
+func (p *Plugin) invoke(ctx context.Context, a, orig *admission.Attributes, ns ref.Val, inv invocation) (bool, *policyError) {
 	c := inv.h.compiled
 	fail := func(err error) (bool, *policyError) {
 		return false, &policyError{policy: inv.h.policy.Name, binding: inv.b.Name, err: err}
@@ -207,9 +197,9 @@ func (p *Plugin) invoke(ctx context.Context, a *admission.Attributes, ns ref.Val
 	in := func() *policy.Input {
 		var az, rr func() ref.Val
 		if p.Authorizer != nil {
-			az = func() ref.Val { return policy.Authorizer(ctx, p.Authorizer, a.UserInfo) }
+			az = func() ref.Val { return policy.Authorizer(ctx, p.Authorizer, orig.UserInfo) }
 			rr = func() ref.Val {
-				return policy.RequestResourceCheck(az(), a.Resource.Group, a.Resource.Version, a.Resource.Resource, a.Subresource, a.Namespace, a.Name)
+				return policy.RequestResourceCheck(az(), orig.Resource.Group, orig.Resource.Version, orig.Resource.Resource, orig.Subresource, orig.Namespace, orig.Name)
 			}
 		}
 		return &policy.Input{
@@ -217,7 +207,9 @@ func (p *Plugin) invoke(ctx context.Context, a *admission.Attributes, ns ref.Val
 			Object:    policy.NativeObject(a.Object, a.Kind),
 			OldObject: policy.NativeObject(a.OldObject, a.Kind),
 			Params:    inv.param, HasParams: inv.h.policy.Spec.ParamKind != nil,
-			Request:   func() ref.Val { return types.NewStringInterfaceMap(types.DefaultTypeAdapter, policy.Request(a)) },
+			Request: func() ref.Val {
+				return types.NewStringInterfaceMap(types.DefaultTypeAdapter, policy.RequestFor(orig, inv.match))
+			},
 			Namespace: func() ref.Val { return ns },
 		}
 	}

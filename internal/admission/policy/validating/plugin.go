@@ -10,7 +10,9 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	admissionregistrationinformers "k8s.io/client-go/informers/admissionregistration/v1"
 
 	"github.com/kapi-dev/kapi/internal/admission"
@@ -34,6 +36,7 @@ const (
 type Plugin struct {
 	source  *source
 	matcher *policy.Matcher
+	scheme  *runtime.Scheme
 	params  policy.ParamSource
 	// Authorizer backs the authorizer variable; nil leaves it undefined
 	// (expressions using it fail).
@@ -71,7 +74,10 @@ type validationFailure struct {
 // request holds what the evaluations of one request share; each part
 // is computed on first need.
 type request struct {
-	a        *admission.Attributes
+	// a is the request as matched (objects converted under matchPolicy
+	// Equivalent); orig the request itself.
+	a, orig  *admission.Attributes
+	match    policy.Match
 	prepared bool
 	input    policy.Input
 	nsLoaded bool
@@ -94,7 +100,7 @@ func (r *request) prepare(ctx context.Context, az authorizer.Authorizer) {
 			return r.authzVal
 		}
 		r.input.RequestResource = func() ref.Val {
-			a := r.a
+			a := r.orig
 			return policy.RequestResourceCheck(r.input.Authorizer(), a.Resource.Group, a.Resource.Version, a.Resource.Resource, a.Subresource, a.Namespace, a.Name)
 		}
 	}
@@ -102,7 +108,7 @@ func (r *request) prepare(ctx context.Context, az authorizer.Authorizer) {
 	r.input.OldObject = policy.NativeObject(r.a.OldObject, r.a.Kind)
 	r.input.Request = func() ref.Val {
 		if r.reqVal == nil {
-			r.reqVal = types.NewStringInterfaceMap(types.DefaultTypeAdapter, policy.Request(r.a))
+			r.reqVal = types.NewStringInterfaceMap(types.DefaultTypeAdapter, policy.RequestFor(r.orig, r.match))
 		}
 		return r.reqVal
 	}
@@ -154,15 +160,15 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 			denied = append(denied, d)
 		}
 	}
-	req := &request{a: a}
+	reqs := map[policy.Match]*request{}
 	for i := range hooks {
 		h := &hooks[i]
-		ok, err := p.matcher.Matches(ctx, a, h.policy.Spec.MatchConstraints)
+		pm, err := p.matcher.MatchFor(ctx, a, h.policy.Spec.MatchConstraints)
 		if err != nil {
 			configError(h, nil, err)
 			continue
 		}
-		if !ok {
+		if !pm.OK {
 			continue
 		}
 		if h.compiled.err != nil {
@@ -187,6 +193,10 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 			}
 			if len(params) == 0 {
 				continue
+			}
+			req, err := p.requestFor(reqs, a, pm)
+			if err != nil {
+				return err
 			}
 			req.prepare(ctx, p.Authorizer)
 			if err := p.loadNamespace(ctx, req); err != nil {
@@ -248,6 +258,27 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		msg = fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s", d.policy, d.binding, d.message)
 	}
 	return policy.Denied(a, msg, d.reason)
+}
+
+// requestFor is the shared state of the evaluations that see a as
+// matched by m, made on first need.
+func (p *Plugin) requestFor(reqs map[policy.Match]*request, a *admission.Attributes, m policy.Match) (*request, error) {
+	if r := reqs[m]; r != nil {
+		return r, nil
+	}
+	ma, err := policy.AsMatched(a, m, p.scheme)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	r := &request{a: ma, orig: a, match: m}
+	reqs[m] = r
+	return r, nil
+}
+
+// MatchEquivalents makes matchPolicy Equivalent match the resources
+// mapper finds equivalent, the objects converted through scheme.
+func (p *Plugin) MatchEquivalents(mapper policy.EquivalentMapper, scheme *runtime.Scheme) {
+	p.matcher.Equivalents, p.scheme = mapper, scheme
 }
 
 // loadNamespace fills namespaceObject for a namespaced request (not for a
