@@ -80,6 +80,9 @@ func inProcessControllers() []inProcessController {
 		{name: "certificatesigningrequest-approving-controller", start: startCSRApprovingController},
 		{name: "certificatesigningrequest-signing-controller", start: startCSRSigningController},
 		{name: "certificatesigningrequest-cleaner-controller", start: startCSRCleanerController},
+		{name: "replicationcontroller-controller", start: startReplicationController},
+		{name: "replicaset-controller", start: startReplicaSetController},
+		{name: "deployment-controller", start: startDeploymentController},
 	}
 }
 
