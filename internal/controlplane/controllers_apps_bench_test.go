@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 )
 
@@ -28,7 +29,12 @@ func BenchmarkDeploymentsCreatedAtOnce(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		s := startServer(b, "memory")
-		cs := kubernetes.New(s.restClient("application/vnd.kubernetes.protobuf"))
+		cfg := rest.CopyConfig(s.restCfg)
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
 		ctx := context.Background()
 		cpu0 := processCPU()
 		start := time.Now()
@@ -61,6 +67,8 @@ func BenchmarkDeploymentsCreatedAtOnce(b *testing.B) {
 
 func createDeployments(b *testing.B, ctx context.Context, cs kubernetes.Interface, n int) {
 	var wg sync.WaitGroup
+	var once sync.Once
+	var firstErr error
 	work := make(chan int)
 	for range 20 {
 		wg.Go(func() {
@@ -75,7 +83,7 @@ func createDeployments(b *testing.B, ctx context.Context, cs kubernetes.Interfac
 					},
 				}, metav1.CreateOptions{})
 				if err != nil {
-					b.Error(err)
+					once.Do(func() { firstErr = err })
 				}
 			}
 		})
@@ -85,6 +93,9 @@ func createDeployments(b *testing.B, ctx context.Context, cs kubernetes.Interfac
 	}
 	close(work)
 	wg.Wait()
+	if firstErr != nil {
+		b.Fatal(firstErr)
+	}
 }
 
 // waitCount polls until count reaches want (10 minutes at most).
