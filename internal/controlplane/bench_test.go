@@ -45,7 +45,7 @@ func (s *benchServer) restClient(contentType string) rest.Interface {
 // startServer runs the whole control plane on backend ("memory" or
 // "etcd3", an embedded etcd) with the watch cache on, on a free loopback
 // port, and creates the namespace "bench".
-func startServer(tb testing.TB, backend string) *benchServer {
+func startServer(tb testing.TB, backend string, opts ...func(*Config)) *benchServer {
 	tb.Helper()
 	dir := tb.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -60,6 +60,9 @@ func startServer(tb testing.TB, backend string) *benchServer {
 	// ServiceAccount admission gives every pod a token volume with a
 	// random name, which the golden files of pod writes cannot hold.
 	cfg.Security.DisableAdmissionPlugins = []string{"ServiceAccount"}
+	for _, o := range opts {
+		o(cfg)
+	}
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cfg); pw.Close() }()
 	tb.Cleanup(func() {

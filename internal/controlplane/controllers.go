@@ -108,6 +108,9 @@ func inProcessControllers() []inProcessController {
 		{name: "bootstrap-signer-controller", start: startBootstrapSigner},
 		{name: "token-cleaner-controller", start: startTokenCleaner},
 		{name: "pod-garbage-collector-controller", start: startPodGC},
+		{name: "replicationcontroller-controller", start: startReplicationController},
+		{name: "replicaset-controller", start: startReplicaSetController},
+		{name: "deployment-controller", start: startDeploymentController},
 	}
 }
 

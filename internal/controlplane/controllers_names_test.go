@@ -33,8 +33,8 @@ func TestEnabledControllers(t *testing.T) {
 		{name: "alias", list: []string{"serviceaccount", "csrsigning"}, on: []string{"serviceaccount-controller", "certificatesigningrequest-signing-controller"}, off: []string{"namespace-controller"}},
 		{name: "disabling an alias", list: []string{"-root-ca-cert-publisher", "*"}, on: []string{"namespace-controller"}, off: []string{"root-ca-certificate-publisher-controller"}},
 		{name: "first mention wins", list: []string{"namespace", "-namespace"}, on: []string{"namespace-controller"}},
-		{name: "disabling one kapi lacks", list: []string{"*", "-deployment-controller"}, on: onByDefault},
-		{name: "enabling one kapi lacks", list: []string{"deployment"}, wantErr: `"deployment" is not implemented by kapi`},
+		{name: "disabling one kapi lacks", list: []string{"*", "-node-ipam-controller"}, on: onByDefault},
+		{name: "enabling one kapi lacks", list: []string{"nodeipam"}, wantErr: `"nodeipam" is not implemented by kapi`},
 		{name: "unknown", list: []string{"*", "-nonsense"}, wantErr: `"nonsense" is not in the list of known controllers`},
 		{name: "minus star", list: []string{"-*"}, wantErr: `"-*" is not in the list of known controllers`},
 	}

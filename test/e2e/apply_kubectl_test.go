@@ -139,8 +139,10 @@ func managedFieldsOwners(t *testing.T, k *framework.Kapi) map[string]string {
 
 // TestKubectlPatchTypes patches with every type kubectl offers, on the
 // object and on its status subresource, and checks the errors users see.
+// The deployment controller is off: it would rewrite the status the test
+// patches, as kube-controller-manager's does.
 func TestKubectlPatchTypes(t *testing.T) {
-	k := framework.StartKapi(t, framework.WithStorageBackend("memory"))
+	k := framework.StartKapi(t, framework.WithStorageBackend("memory"), framework.WithArgs("--controllers=*,-deployment-controller"))
 	r := kubectlRunner{t, k}
 	r.stdin(webDeployment("2", "app=nginx:1.27", "sidecar=busybox:1.36"), "create", "-f", "-")
 
