@@ -54,10 +54,10 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			o.EnableAdmissionPlugins = []string{"NoSuchPlugin", "ImagePolicyWebhook"}
 		}, []string{"--audit-log-maxage -1 can't be a negative number", `--audit-log-format "legacy"`, `--enable-admission-plugins plugin "NoSuchPlugin" is unknown`, `admission plugin "ImagePolicyWebhook" is not implemented by kapi`}},
 		{"controllers and cluster signing", func(o *ServeOptions) {
-			o.Controllers = []string{"*", "-nonsense", "deployment"}
+			o.Controllers = []string{"*", "-nonsense", "nodeipam"}
 			o.ClusterSigningCertFile = "ca.crt"
 			o.ClusterSigningDuration = 0
-		}, []string{`--controllers: "nonsense" is not in the list of known controllers`, `--controllers: "deployment" is not implemented by kapi`,
+		}, []string{`--controllers: "nonsense" is not in the list of known controllers`, `--controllers: "nodeipam" is not implemented by kapi`,
 			"--cluster-signing-cert-file and --cluster-signing-key-file must be given together", "--cluster-signing-duration 0s must be positive"}},
 	}
 	for _, tt := range tests {
