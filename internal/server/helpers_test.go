@@ -8,53 +8,27 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"fmt"
 	"io"
 	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
 	"os"
-	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kapi-dev/kapi/internal/leakcheck"
 )
 
 // TestMain fails the package when goroutines started by this package's code
 // outlive the tests.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaks := leakedGoroutines(); leaks != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leaks)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(leakcheck.Main(m, "kapi/internal/server"))
 }
 
 // leakedGoroutines returns the stacks that still run code of kapi's server
 // packages, giving exiting goroutines a moment to finish.
-func leakedGoroutines() string {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var leaks []string
-		for _, g := range strings.Split(string(buf), "\n\n") {
-			if strings.Contains(g, "kapi/internal/server") && !strings.Contains(g, "leakedGoroutines") {
-				leaks = append(leaks, g)
-			}
-		}
-		if len(leaks) == 0 || time.Now().After(deadline) {
-			return strings.Join(leaks, "\n\n")
-		}
-		runtime.Gosched()
-		time.Sleep(10 * time.Millisecond) // polling for exit; nothing to wait on
-	}
-}
 
 // selfSigned returns a serving certificate for 127.0.0.1 and a pool that
 // trusts it.

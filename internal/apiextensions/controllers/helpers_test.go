@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/apis/apiextensions/install"
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
+	"github.com/kapi-dev/kapi/internal/leakcheck"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/storage"
@@ -32,26 +32,7 @@ import (
 // TestMain fails the package when the controllers' goroutines outlive the
 // tests.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaks := leakedGoroutines(); leaks != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leaks)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func leakedGoroutines() string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var leaks []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "internal/apiextensions/controllers.") && !strings.Contains(g, "leakedGoroutines") {
-			leaks = append(leaks, g)
-		}
-	}
-	return strings.Join(leaks, "\n\n")
+	os.Exit(leakcheck.Main(m, "internal/apiextensions/controllers."))
 }
 
 // crdStrategy is a stand-in for the CRD registry's strategy: cluster

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -21,36 +20,12 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/audit"
 	auditv1 "github.com/kapi-dev/kapi/internal/audit/v1"
+	"github.com/kapi-dev/kapi/internal/leakcheck"
 )
 
 // TestMain fails the package when a batching goroutine outlives the tests.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaks := leakedGoroutines(); leaks != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leaks)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func leakedGoroutines() string {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var leaks []string
-		for _, g := range strings.Split(string(buf), "\n\n") {
-			if strings.Contains(g, "internal/audit/webhookbackend.(*batcher)") {
-				leaks = append(leaks, g)
-			}
-		}
-		if len(leaks) == 0 || time.Now().After(deadline) {
-			return strings.Join(leaks, "\n\n")
-		}
-		time.Sleep(10 * time.Millisecond) // polling for exit; nothing to wait on
-	}
+	os.Exit(leakcheck.Main(m, "internal/audit/webhookbackend.(*batcher)"))
 }
 
 const testToken = "s3cret-token"

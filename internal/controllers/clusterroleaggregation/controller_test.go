@@ -2,11 +2,8 @@ package clusterroleaggregation
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,31 +14,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kapi-dev/kapi/internal/leakcheck"
 )
 
 // TestMain fails the package when the controller's goroutines outlive the
 // tests.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaks := leakedGoroutines(); leaks != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leaks)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func leakedGoroutines() string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var leaks []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "internal/controllers/clusterroleaggregation.") && !strings.Contains(g, "leakedGoroutines") {
-			leaks = append(leaks, g)
-		}
-	}
-	return strings.Join(leaks, "\n\n")
+	os.Exit(leakcheck.Main(m, "internal/controllers/clusterroleaggregation."))
 }
 
 func rule(verb, resource string) rbacv1.PolicyRule {

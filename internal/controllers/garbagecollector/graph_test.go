@@ -1,51 +1,25 @@
 package garbagecollector
 
 import (
-	"fmt"
 	"os"
-	"runtime"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/kapi-dev/kapi/internal/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaks := leakedGoroutines(); leaks != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leaks)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(leakcheck.Main(m, "internal/controllers/garbagecollector."))
 }
 
 // leakedGoroutines returns the stacks still running this package's code,
 // giving exiting goroutines a moment.
-func leakedGoroutines() string {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var leaks []string
-		for _, g := range strings.Split(string(buf), "\n\n") {
-			if strings.Contains(g, "internal/controllers/garbagecollector.") && !strings.Contains(g, "leakedGoroutines") {
-				leaks = append(leaks, g)
-			}
-		}
-		if len(leaks) == 0 || time.Now().After(deadline) {
-			return strings.Join(leaks, "\n\n")
-		}
-		time.Sleep(10 * time.Millisecond) // polling for exit; nothing to wait on
-	}
-}
 
 var configMapKind = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
 

@@ -6,12 +6,10 @@ import (
 	"crypto/rsa"
 	"encoding/json"
 	"encoding/pem"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,37 +20,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kapi-dev/kapi/internal/auth/user"
+	"github.com/kapi-dev/kapi/internal/leakcheck"
 )
 
 // TestMain fails the package when the discovery goroutine outlives the
 // context that owns it.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaks := leakedGoroutines(); leaks != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leaks)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func leakedGoroutines() string {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var leaks []string
-		for _, g := range strings.Split(string(buf), "\n\n") {
-			if strings.Contains(g, "authenticator/oidc.New") {
-				leaks = append(leaks, g)
-			}
-		}
-		if len(leaks) == 0 || time.Now().After(deadline) {
-			return strings.Join(leaks, "\n\n")
-		}
-		time.Sleep(10 * time.Millisecond) // polling for exit; nothing to wait on
-	}
+	os.Exit(leakcheck.Main(m, "authenticator/oidc.New"))
 }
 
 const clientID = "kapi"
