@@ -45,6 +45,12 @@ func (s *benchServer) restClient(contentType string) rest.Interface {
 // startServer runs the whole control plane on backend ("memory" or
 // "etcd3", an embedded etcd) with the watch cache on, on a free loopback
 // port, and creates the namespace "bench".
+// withoutControllers runs a test server with no in-process controller:
+// for tests that pin what a write stores, which a controller acting on
+// the object (the deployment controller annotating a Deployment) would
+// change at a moment the test does not choose.
+func withoutControllers(c *Config) { c.Controllers = []string{} }
+
 func startServer(tb testing.TB, backend string, opts ...func(*Config)) *benchServer {
 	tb.Helper()
 	dir := tb.TempDir()

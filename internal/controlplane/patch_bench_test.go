@@ -12,7 +12,7 @@ import (
 // testdata Deployment through the whole control plane, each patch
 // changing the image so that every request writes.
 func BenchmarkPatchDeployment(b *testing.B) {
-	c := newPatchClient(b, startServer(b, "memory"))
+	c := newPatchClient(b, startServer(b, "memory", withoutControllers))
 	benchmarks := []struct {
 		patchType types.PatchType
 		body      func(name string, i int) string

@@ -56,7 +56,7 @@ const jsonPatchNotApplied = "the server rejected our request due to an error in 
 // TestPatch runs every patch test against one control plane: starting
 // one is most of the cost of the whole.
 func TestPatch(t *testing.T) {
-	c := newPatchClient(t, startServer(t, "memory"))
+	c := newPatchClient(t, startServer(t, "memory", withoutControllers))
 	t.Run("table", func(t *testing.T) { testPatchTable(t, c) })
 	t.Run("resourceVersion", func(t *testing.T) { testPatchResourceVersion(t, c) })
 	t.Run("concurrent", func(t *testing.T) { testPatchConcurrent(t, c) })
