@@ -280,6 +280,12 @@ func (c *Client) PostWithTimeout(ctx context.Context, timeout time.Duration, in,
 		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			// The caller gave up while the webhook was answering: its
+			// server saw the request end and sent nothing. The
+			// cancellation is the cause, not the empty body.
+			return fail(fmt.Errorf("decoding the response: %w", ctxErr))
+		}
 		return fail(fmt.Errorf("decoding the response: %w", err))
 	}
 	return nil
