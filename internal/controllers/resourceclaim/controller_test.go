@@ -33,7 +33,7 @@ type fixture struct {
 // newFixture starts a controller's informers over a fake clientset
 // holding objs; a created claim gets its generated name, which the fake
 // does not do. Workers are not run: tests call sync themselves.
-func newFixture(t *testing.T, objs ...runtime.Object) *fixture {
+func newFixture(t testing.TB, objs ...runtime.Object) *fixture {
 	t.Helper()
 	client := fake.NewClientset(objs...)
 	var n atomic.Int32
