@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -221,5 +223,50 @@ func TestGenerateName(t *testing.T) {
 		if got := generateName(tt.pod, tt.claim); got != tt.want {
 			t.Errorf("generateName(%d, %d chars) = %q, want %q", len(tt.pod), len(tt.claim), got, tt.want)
 		}
+	}
+}
+
+// TestRunReactsToEvents: with workers running, a Pod created after start
+// gets its claim and status through the informer event handlers alone,
+// and marking it Failed gets the claim deleted.
+func TestRunReactsToEvents(t *testing.T) {
+	f := newFixture(t, template("tmpl"))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.c.Run(ctx, 2) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if _, err := f.client.CoreV1().Pods(ns).Create(ctx, podWithTemplate("web", "uid-1", "tmpl"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var claimName string
+	waitFor(t, "resourceClaimStatuses", func(ctx context.Context) (bool, error) {
+		p, err := f.client.CoreV1().Pods(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil || len(p.Status.ResourceClaimStatuses) == 0 {
+			return false, err
+		}
+		claimName = ptr.Deref(p.Status.ResourceClaimStatuses[0].ResourceClaimName, "")
+		return claimName != "", nil
+	})
+	p, err := f.client.CoreV1().Pods(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status.Phase = corev1.PodFailed
+	if _, err := f.client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "claim deleted", func(ctx context.Context) (bool, error) {
+		_, err := f.client.ResourceV1().ResourceClaims(ns).Get(ctx, claimName, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if n := len(f.actions("create", "resourceclaims")); n != 1 {
+		t.Errorf("%d claims created, want 1", n)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond wait.ConditionWithContextFunc) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, wait.ForeverTestTimeout, true, cond); err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
 }
