@@ -111,6 +111,7 @@ func inProcessControllers() []inProcessController {
 		{name: "replicationcontroller-controller", start: startReplicationController},
 		{name: "replicaset-controller", start: startReplicaSetController},
 		{name: "deployment-controller", start: startDeploymentController},
+		{name: "horizontal-pod-autoscaler-controller", start: startHorizontalPodAutoscalerController},
 	}
 }
 
