@@ -34,8 +34,10 @@ var testNow = time.Date(2026, 11, 28, 3, 0, 0, 0, time.UTC)
 // serves none of the metrics APIs.
 type noMetricsAPI struct{}
 
-func notFound(group, resource string) error {
-	return apierrors.NewGenericServerResponse(404, "get", schema.GroupResource{Group: group, Resource: resource}, "", "", 0, true)
+// notFound is what client-go makes of kube-apiserver's 404 Status for a
+// path no API serves.
+func notFound(string, string) error {
+	return apierrors.NewGenericServerResponse(404, "", schema.GroupResource{}, "", "", 0, false)
 }
 
 func (noMetricsAPI) GetResourceMetric(context.Context, corev1.ResourceName, string, labels.Selector, string) error {
@@ -165,7 +167,7 @@ func conditions(st autoscalingv2.HorizontalPodAutoscalerStatus) map[autoscalingv
 }
 
 const (
-	cpuErr      = "failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)"
+	cpuErr      = "failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server could not find the requested resource"
 	unableToGet = "the HPA controller was able to get the target's current scale"
 )
 
@@ -196,7 +198,7 @@ func TestReconcileConditions(t *testing.T) {
 		want: map[autoscalingv2.HorizontalPodAutoscalerConditionType]cond{
 			autoscalingv2.AbleToScale: able,
 			autoscalingv2.ScalingActive: {corev1.ConditionFalse, "FailedGetResourceMetric",
-				"the HPA was unable to compute the replica count: failed to get cpu usage: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)"},
+				"the HPA was unable to compute the replica count: failed to get cpu usage: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server could not find the requested resource"},
 		},
 	}, {
 		name: "container resource metric", replicas: ptr.To[int32](2),
@@ -208,11 +210,11 @@ func TestReconcileConditions(t *testing.T) {
 		want: map[autoscalingv2.HorizontalPodAutoscalerConditionType]cond{
 			autoscalingv2.AbleToScale: able,
 			autoscalingv2.ScalingActive: {corev1.ConditionFalse, "FailedGetContainerResourceMetric",
-				"the HPA was unable to compute the replica count: failed to get memory utilization: unable to get metrics for resource memory: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)"},
+				"the HPA was unable to compute the replica count: failed to get memory utilization: unable to get metrics for resource memory: unable to fetch metrics from resource metrics API: the server could not find the requested resource"},
 		},
 		events: []string{
-			"Warning FailedGetContainerResourceMetric failed to get memory utilization: unable to get metrics for resource memory: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)",
-			"Warning FailedComputeMetricsReplicas invalid metrics (1 invalid out of 1), first error is: failed to get app container metric value: failed to get memory utilization: unable to get metrics for resource memory: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)",
+			"Warning FailedGetContainerResourceMetric failed to get memory utilization: unable to get metrics for resource memory: unable to fetch metrics from resource metrics API: the server could not find the requested resource",
+			"Warning FailedComputeMetricsReplicas invalid metrics (1 invalid out of 1), first error is: failed to get app container metric value: failed to get memory utilization: unable to get metrics for resource memory: unable to fetch metrics from resource metrics API: the server could not find the requested resource",
 		},
 	}, {
 		name: "pods metric", replicas: ptr.To[int32](2),
@@ -254,7 +256,7 @@ func TestReconcileConditions(t *testing.T) {
 		want: map[autoscalingv2.HorizontalPodAutoscalerConditionType]cond{
 			autoscalingv2.AbleToScale: able,
 			autoscalingv2.ScalingActive: {corev1.ConditionFalse, "FailedGetExternalMetric",
-				"the HPA was unable to compute the replica count: unable to get external metric ns/queue_len/&LabelSelector{MatchLabels:map[string]string{q: jobs,},MatchExpressions:[]LabelSelectorRequirement{},}: unable to fetch metrics from external metrics API: the server could not find the requested resource (get queue_len.external.metrics.k8s.io)"},
+				"the HPA was unable to compute the replica count: unable to get external metric ns/queue_len/&LabelSelector{MatchLabels:map[string]string{q: jobs,},MatchExpressions:[]LabelSelectorRequirement{},}: unable to fetch metrics from external metrics API: the server could not find the requested resource"},
 		},
 	}, {
 		name: "two metrics report the first", replicas: ptr.To[int32](2),
