@@ -102,11 +102,12 @@ func New(cfg Config) (*Controller, error) {
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "horizontalpodautoscaler", Clock: clk},
 		),
 	}
-	_, err := cfg.HPAs.Informer().AddEventHandlerWithResyncPeriod(cache.ResourceEventHandlerFuncs{
+	// No informer resync: every sync requeues its HPA one period later.
+	_, err := cfg.HPAs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.add,
 		UpdateFunc: c.update,
 		DeleteFunc: c.delete,
-	}, period)
+	})
 	if err != nil {
 		return nil, err
 	}

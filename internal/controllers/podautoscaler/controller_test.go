@@ -90,7 +90,7 @@ func cpuMetric() autoscalingv2.MetricSpec {
 
 // newFixture serves the Deployment's scale with replicas (none when
 // replicas is nil) and selector.
-func newFixture(t *testing.T, hpa *autoscalingv2.HorizontalPodAutoscaler, replicas *int32, selector string) *fixture {
+func newFixture(t testing.TB, hpa *autoscalingv2.HorizontalPodAutoscaler, replicas *int32, selector string) *fixture {
 	t.Helper()
 	f := &fixture{client: fake.NewClientset(hpa), events: make(chan string, 20)}
 	f.scales = &scalefake.FakeScaleClient{}

@@ -176,3 +176,31 @@ func TestResyncEverySyncPeriod(t *testing.T) {
 }
 
 func itoa(i int32) string { return strconv.Itoa(int(i)) }
+
+// BenchmarkReconcileWithoutMetrics is one sync of an HPA whose metric
+// fails, status unchanged after the first (the steady state every sync
+// period).
+func BenchmarkReconcileWithoutMetrics(b *testing.B) {
+	f := newFixture(b, newHPA(nil), ptr.To[int32](2), "app=web")
+	ctx := context.Background()
+	go func() {
+		for range f.events {
+		}
+	}()
+	b.Cleanup(func() { close(f.events) })
+	if _, err := f.c.reconcileKey(ctx, "ns/web"); err == nil {
+		b.Fatal("metrics did not fail")
+	}
+	stored, err := f.client.AutoscalingV2().HorizontalPodAutoscalers("ns").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := f.hpas.Update(stored); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		_, _ = f.c.reconcileKey(ctx, "ns/web")
+	}
+}
