@@ -24,6 +24,7 @@ type controllerOptions struct {
 	LeaderElectResourceNamespace string
 	LeaderElectResourceName      string
 	TerminatedPodGCThreshold     int
+	HPASyncPeriod                time.Duration
 }
 
 func defaultControllerOptions() controllerOptions {
@@ -38,6 +39,7 @@ func defaultControllerOptions() controllerOptions {
 		LeaderElectResourceNamespace: controlplane.DefaultLeaderElectNamespace,
 		LeaderElectResourceName:      controlplane.DefaultLeaderElectLeaseName,
 		TerminatedPodGCThreshold:     12500,
+		HPASyncPeriod:                15 * time.Second,
 	}
 }
 
@@ -47,6 +49,7 @@ func (o *controllerOptions) addFlags(sets *namedFlagSets) {
 	fs.StringVar(&o.ClusterSigningCertFile, "cluster-signing-cert-file", o.ClusterSigningCertFile, "Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the kubernetes.io/kube-apiserver-client, kubernetes.io/kube-apiserver-client-kubelet and kubernetes.io/kubelet-serving signers. Empty uses kapi's own CA.")
 	fs.StringVar(&o.ClusterSigningKeyFile, "cluster-signing-key-file", o.ClusterSigningKeyFile, "Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates with --cluster-signing-cert-file.")
 	fs.DurationVar(&o.ClusterSigningDuration, "cluster-signing-duration", o.ClusterSigningDuration, "The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.")
+	fs.DurationVar(&o.HPASyncPeriod, "horizontal-pod-autoscaler-sync-period", o.HPASyncPeriod, "The period for syncing the number of pods in horizontal pod autoscaler.")
 	fs.IntVar(&o.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", o.TerminatedPodGCThreshold, "Number of terminated pods that can exist before the pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.")
 
 	le := sets.FlagSet("leader election")
@@ -75,6 +78,9 @@ func (o *controllerOptions) validate() []error {
 			errs = append(errs, err)
 		}
 	}
+	if o.HPASyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--horizontal-pod-autoscaler-sync-period %v must be positive", o.HPASyncPeriod))
+	}
 	if o.ClusterSigningDuration <= 0 {
 		errs = append(errs, fmt.Errorf("--cluster-signing-duration %v must be positive", o.ClusterSigningDuration))
 	}
@@ -88,6 +94,7 @@ func (o *controllerOptions) fill(c *controlplane.Config) {
 	c.ClusterSigningDuration = o.ClusterSigningDuration
 	c.LeaderElection = o.leaderElection()
 	c.TerminatedPodGCThreshold = o.TerminatedPodGCThreshold
+	c.HorizontalPodAutoscalerSyncPeriod = o.HPASyncPeriod
 }
 
 func (o *controllerOptions) leaderElection() controlplane.LeaderElectionConfig {

@@ -98,6 +98,10 @@ type Config struct {
 	// zero or less turns that part off, as upstream (the flag defaults to
 	// 12500).
 	TerminatedPodGCThreshold int
+	// HorizontalPodAutoscalerSyncPeriod is
+	// --horizontal-pod-autoscaler-sync-period: how often each HPA is
+	// reconciled; zero means upstream's 15s.
+	HorizontalPodAutoscalerSyncPeriod time.Duration
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

@@ -112,6 +112,7 @@ func inProcessControllers() []inProcessController {
 		{name: "replicaset-controller", start: startReplicaSetController},
 		{name: "deployment-controller", start: startDeploymentController},
 		{name: "resourceclaim-controller", start: startResourceClaimController},
+		{name: "horizontal-pod-autoscaler-controller", start: startHorizontalPodAutoscalerController},
 	}
 }
 
