@@ -26,7 +26,7 @@ func cpuTime(b *testing.B) time.Duration {
 
 // listNamespaces is the first request of a test: Start is over when it
 // answered.
-func listNamespaces(b *testing.B, s *Server) {
+func listNamespaces(b testing.TB, s *Server) {
 	cs, err := kubernetes.NewForConfig(s.Config())
 	if err != nil {
 		b.Fatal(err)
@@ -100,4 +100,54 @@ func residentMB() (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// BenchmarkIdleControllers reports what the in-process controllers cost
+// an idle server: with none and with all of them, once the server is
+// settled (its goroutine count steady), the live heap after a GC
+// (heap-MB), the goroutines' stacks (stack-MB), the goroutines, and the
+// CPU the process spends per idle second (idle-cpu-ms/s). The difference
+// between "all" and "none" is the controllers' share.
+func BenchmarkIdleControllers(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opts []Option
+	}{{"none", []Option{WithControllers()}}, {"all", nil}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				s := StartServer(b, bc.opts...)
+				listNamespaces(b, s)
+				goroutines := settle()
+				c0 := cpuTime(b)
+				time.Sleep(time.Second)
+				idleCPU := cpuTime(b) - c0
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
+				b.ReportMetric(float64(ms.StackInuse)/(1<<20), "stack-MB")
+				b.ReportMetric(float64(goroutines), "goroutines")
+				b.ReportMetric(float64(idleCPU.Microseconds())/1000, "idle-cpu-ms/s")
+				s.Stop()
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// settle waits until the number of goroutines has not changed for half a
+// second (the controllers' first syncs are over) and returns it.
+func settle() int {
+	last, steady := runtime.NumGoroutine(), 0
+	for deadline := time.Now().Add(30 * time.Second); steady < 5 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		n := runtime.NumGoroutine()
+		if n == last {
+			steady++
+		} else {
+			last, steady = n, 0
+		}
+	}
+	return last
 }

@@ -108,7 +108,7 @@ func (a *authorization) addHooks(s *server.GenericServer, logger *slog.Logger) e
 		aggregation.Logger = logger.With("controller", "clusterrole-aggregation")
 	}
 	if err := s.AddPostStartHook("start-authorization-informers", func(hc server.PostStartHookContext) error {
-		a.informers.Start(hc.Context.Done())
+		a.informers.StartWithContext(hc.Context)
 		ctx, cancel := context.WithTimeout(hc.Context, time.Minute)
 		defer cancel()
 		for typ, ok := range a.informers.WaitForCacheSync(ctx.Done()) {

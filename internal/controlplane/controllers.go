@@ -71,7 +71,7 @@ func (cc *controllerContext) recorder(component string) events.EventRecorder {
 // startInformers starts the informers a controller asked for after the
 // shared start hook ran.
 func (cc *controllerContext) startInformers(ctx context.Context) {
-	cc.informers.factory.Start(cc.informerContext(ctx).Done())
+	cc.informers.factory.StartWithContext(cc.informerContext(ctx))
 }
 
 // inProcessController is one control loop kapi runs, named as

@@ -5,8 +5,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -20,8 +22,10 @@ import (
 )
 
 // startGarbageCollector runs kube-controller-manager's garbage collector
-// over the loopback client: metadata-only informers (one factory, owned
-// here) for every deletable resource discovery lists, and events as
+// over the loopback client: for every deletable resource discovery lists,
+// the shared typed informer when the resource is built in (as upstream,
+// so that a resource other controllers watch is watched once) and a
+// metadata-only one otherwise (one factory, owned here); events as
 // "garbage-collector-controller".
 func startGarbageCollector(ctx context.Context, cc *controllerContext) error {
 	cfg := rest.CopyConfig(cc.loopback)
@@ -54,6 +58,7 @@ func startGarbageCollector(ctx context.Context, cc *controllerContext) error {
 	gc := garbagecollector.New(garbagecollector.Config{
 		Metadata:  md,
 		Informers: informers,
+		Typed:     serverTypedInformers{cc: cc, ctx: ctx},
 		Discovery: dc,
 		Mapper:    restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(mapperDiscovery)),
 		Recorder:  broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "garbage-collector-controller"}),
@@ -75,3 +80,17 @@ func dropManagedFields(obj any) (any, error) {
 	}
 	return obj, nil
 }
+
+// serverTypedInformers lends the collector the server's shared typed
+// factory; the informers it asks for run as long as the server, as every
+// shared informer does.
+type serverTypedInformers struct {
+	cc  *controllerContext
+	ctx context.Context
+}
+
+func (s serverTypedInformers) ForResource(gvr schema.GroupVersionResource) (informers.GenericInformer, error) {
+	return s.cc.informers.factory.ForResource(gvr)
+}
+
+func (s serverTypedInformers) StartWithContext(context.Context) { s.cc.startInformers(s.ctx) }

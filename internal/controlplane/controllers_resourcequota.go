@@ -59,7 +59,7 @@ func startResourceQuotaController(ctx context.Context, cc *controllerContext) er
 	}
 	ctrl.SetSources(sources)
 	// The shared factory may have started already: start what was added.
-	cc.informers.factory.Start(ctx.Done())
+	cc.startInformers(ctx)
 	go ctrl.Run(ctx, resourceQuotaWorkers)
 	return nil
 }

@@ -50,7 +50,7 @@ func startValidatingAdmissionPolicyStatusController(ctx context.Context, cc *con
 	if err != nil {
 		return err
 	}
-	cc.informers.factory.Start(ctx.Done())
+	cc.startInformers(ctx)
 	go c.Run(ctx)
 	return nil
 }

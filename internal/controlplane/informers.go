@@ -55,7 +55,7 @@ func newSharedInformers(loopback *rest.Config) (*sharedInformers, error) {
 // the server shuts down.
 func (si *sharedInformers) addHook(s *server.GenericServer) error {
 	return s.AddPostStartHook("start-shared-informers", func(hc server.PostStartHookContext) error {
-		si.factory.Start(hc.Context.Done())
+		si.factory.StartWithContext(hc.Context)
 		si.mu.Lock()
 		si.stop = hc.Context.Done()
 		si.dynamic.Start(si.stop)

@@ -113,7 +113,7 @@ func (p *PreparedServer) shutdown(srv *http.Server, running *runningHandlers, se
 	} else {
 		log.Info("graceful termination: in-flight requests drained")
 	}
-	p.closeLingering(srv, running, drainCtx, shutdownDone)
+	p.closeLingering(srv, running, drainCtx, cancelDrain, shutdownDone)
 	<-serveDone
 	p.signals.drained.fire()
 	p.awaitHooks(hooksDone)
@@ -123,8 +123,10 @@ func (p *PreparedServer) shutdown(srv *http.Server, running *runningHandlers, se
 
 // closeLingering waits for Shutdown to close the connections; once no
 // handler runs (the watches ended too) it gives them connectionLinger, then
-// closes what is left.
-func (p *PreparedServer) closeLingering(srv *http.Server, running *runningHandlers, drainCtx context.Context, shutdownDone <-chan error) {
+// closes what is left. Shutdown polls for idle connections at intervals
+// that double up to half a second and does not notice Close; ending its
+// context (cancelDrain) makes it return as soon as Close is done.
+func (p *PreparedServer) closeLingering(srv *http.Server, running *runningHandlers, drainCtx context.Context, cancelDrain context.CancelFunc, shutdownDone <-chan error) {
 	cfg, log := p.s.config, p.s.logger
 	handlersDone := make(chan error, 1)
 	go func() { handlersDone <- running.wait(drainCtx) }()
@@ -150,6 +152,7 @@ func (p *PreparedServer) closeLingering(srv *http.Server, running *runningHandle
 	}
 	log.Info("graceful termination: closing idle connections")
 	srv.Close()
+	cancelDrain()
 	<-shutdownDone
 }
 

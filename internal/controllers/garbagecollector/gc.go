@@ -2,8 +2,9 @@
 // for kapi: it follows every resource that can be listed, watched and
 // deleted (found through discovery, built-in and custom, re-read every
 // sync period and whenever a CustomResourceDefinition or an APIService
-// changes) with metadata-only informers, keeps a graph of ownerReferences
-// (uid → owners and dependents), and acts on it as upstream does:
+// changes) with informers (the shared typed ones for built-in resources
+// when given, metadata-only ones otherwise), keeps a graph of
+// ownerReferences (uid → owners and dependents), and acts on it as upstream does:
 // dependents whose owners are all gone are deleted (background
 // propagation), an owner with the "foregroundDeletion" finalizer waits for
 // its blocking dependents before the finalizer is removed, an owner with
@@ -54,6 +55,11 @@ type Config struct {
 	// for one informer per resource. Run starts it; whoever built it shuts
 	// it down after Run returns.
 	Informers metadatainformer.SharedInformerFactory
+	// Typed, when set, is the typed informer factory other controllers
+	// share: built-in resources are followed with its informers (its
+	// owner starts them through Start and shuts them down), as
+	// kube-controller-manager does, instead of a second watch each.
+	Typed TypedInformers
 	// Discovery lists the resources served.
 	Discovery discovery.ServerResourcesInterface
 	// Mapper maps an owner reference's kind to its resource; it is reset
@@ -75,6 +81,7 @@ type Config struct {
 type GarbageCollector struct {
 	metadata  metadata.Interface
 	informers metadatainformer.SharedInformerFactory
+	typed     TypedInformers
 	discovery discovery.ServerResourcesInterface
 	mapper    meta.ResettableRESTMapper
 	recorder  record.EventRecorder
@@ -126,6 +133,7 @@ func New(c Config) *GarbageCollector {
 	return &GarbageCollector{
 		metadata:     c.Metadata,
 		informers:    c.Informers,
+		typed:        c.Typed,
 		discovery:    c.Discovery,
 		mapper:       c.Mapper,
 		recorder:     c.Recorder,

@@ -14,8 +14,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// monitor follows one resource: an informer of the shared metadata
-// factory and this collector's handler on it.
+// monitor follows one resource: an informer of the shared typed or
+// metadata-only factory and this collector's handler on it.
 type monitor struct {
 	gvk          schema.GroupVersionKind
 	informer     cache.SharedIndexInformer
@@ -187,7 +187,7 @@ func (gc *GarbageCollector) syncMonitors(ctx context.Context, resources map[sche
 		if _, ok := gc.monitors[gvr]; ok {
 			continue
 		}
-		informer := gc.informers.ForResource(gvr).Informer()
+		informer := gc.informerFor(gvr)
 		reg, err := informer.AddEventHandler(gc.handlers(gvr, gvk))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("following %s: %w", gvr, err))
@@ -195,7 +195,7 @@ func (gc *GarbageCollector) syncMonitors(ctx context.Context, resources map[sche
 		}
 		gc.monitors[gvr] = &monitor{gvk: gvk, informer: informer, registration: reg}
 	}
-	gc.informers.Start(ctx.Done())
+	gc.startInformers(ctx)
 	return errors.Join(errs...)
 }
 
@@ -270,7 +270,7 @@ func (gc *GarbageCollector) cached(ref objectReference) (*metav1.PartialObjectMe
 	if err != nil || !exists {
 		return nil, false
 	}
-	pom, ok := obj.(*metav1.PartialObjectMetadata)
+	pom, ok := asPartial(obj)
 	if !ok || pom.UID != ref.UID {
 		return nil, false
 	}

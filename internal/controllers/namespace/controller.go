@@ -92,7 +92,7 @@ func (c *Controller) Run(ctx context.Context) {
 		c.logger.Error("namespace controller not started", "err", err)
 		return
 	}
-	factory.Start(ctx.Done())
+	factory.StartWithContext(ctx)
 	defer factory.Shutdown()
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		return
