@@ -65,7 +65,7 @@ func (c *compiled) validate(ctx context.Context, in *policy.Input) result {
 	}
 	ev := policy.NewEvaluation(in, c.vars, policy.RuntimeCELCostBudget)
 	defer ev.Close()
-	res := result{decisions: make([]decision, 0, len(c.validations))}
+	var res result // decisions are only made for failures: usually none
 	for i := range c.validations {
 		v := &c.validations[i]
 		val, err := ev.Eval(ctx, v.expr)
