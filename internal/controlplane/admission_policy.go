@@ -19,7 +19,7 @@ func policyAdmissionFactories() map[string]admissionPluginFactory {
 	return map[string]admissionPluginFactory{
 		validating.PluginName: func(d *admissionDeps) (any, error) {
 			v1 := d.informers.factory.Admissionregistration().V1()
-			p, err := validating.New(v1.ValidatingAdmissionPolicies(), v1.ValidatingAdmissionPolicyBindings(), d.storage.getNamespace, policyParams(d))
+			p, err := validating.New(v1.ValidatingAdmissionPolicies(), v1.ValidatingAdmissionPolicyBindings(), cachedNamespaces(d), policyParams(d))
 			if err != nil {
 				return nil, err
 			}
@@ -33,7 +33,7 @@ func policyAdmissionFactories() map[string]admissionPluginFactory {
 		},
 		mutating.PluginName: func(d *admissionDeps) (any, error) {
 			v1 := d.informers.factory.Admissionregistration().V1()
-			p, err := mutating.New(v1.MutatingAdmissionPolicies(), v1.MutatingAdmissionPolicyBindings(), d.storage.getNamespace, policyParams(d), builtinTypeConverters())
+			p, err := mutating.New(v1.MutatingAdmissionPolicies(), v1.MutatingAdmissionPolicyBindings(), cachedNamespaces(d), policyParams(d), builtinTypeConverters())
 			if err != nil {
 				return nil, err
 			}

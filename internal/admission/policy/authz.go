@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 	"github.com/kapi-dev/kapi/internal/auth/user"
@@ -31,13 +35,14 @@ var (
 )
 
 // authzLib is Kubernetes' authorizer library: authorizer.path(p).check(v),
-// authorizer.group(g).resource(r)[.subresource(s)][.namespace(n)][.name(x)].check(v),
+// authorizer.group(g).resource(r)[.subresource(s)][.namespace(n)][.name(x)]
+// [.fieldSelector(f)][.labelSelector(l)].check(v),
 // authorizer.serviceAccount(ns, name), and allowed(), reason(), errored()
 // and error() of a decision.
 func authzLib() cel.EnvOption {
 	str := cel.StringType
-	rc := func(name string, set func(*resourceCheckVal, string)) cel.EnvOption {
-		return cel.Function(name, cel.MemberOverload("resourcecheck_"+name, []*cel.Type{ResourceCheckType, str}, ResourceCheckType,
+	rc := func(name, overload string, set func(*resourceCheckVal, string)) cel.EnvOption {
+		return cel.Function(name, cel.MemberOverload(overload, []*cel.Type{ResourceCheckType, str}, ResourceCheckType,
 			cel.BinaryBinding(func(c, v ref.Val) ref.Val {
 				r, ok := c.(*resourceCheckVal)
 				s, ok2 := v.(types.String)
@@ -56,6 +61,9 @@ func authzLib() cel.EnvOption {
 				s, ok2 := p.(types.String)
 				if !ok || !ok2 {
 					return types.MaybeNoSuchOverloadErr(a)
+				}
+				if strings.TrimSpace(string(s)) == "" {
+					return types.NewErr("path must not be empty")
 				}
 				return &pathCheckVal{a: az, path: string(s)}
 			}))),
@@ -76,6 +84,12 @@ func authzLib() cel.EnvOption {
 				if !ok || !ok2 || !ok3 {
 					return types.MaybeNoSuchOverloadErr(args[0])
 				}
+				if len(validation.ValidateServiceAccountName(string(name), false)) > 0 {
+					return types.NewErr("Invalid service account name")
+				}
+				if len(validation.ValidateNamespaceName(string(ns), false)) > 0 {
+					return types.NewErr("Invalid service account namespace")
+				}
 				u := &user.DefaultInfo{
 					Name:   "system:serviceaccount:" + string(ns) + ":" + string(name),
 					Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + string(ns)},
@@ -89,11 +103,16 @@ func authzLib() cel.EnvOption {
 				if !ok || !ok2 {
 					return types.MaybeNoSuchOverloadErr(g)
 				}
+				if strings.TrimSpace(string(s)) == "" {
+					return types.NewErr("resource must not be empty")
+				}
 				return &resourceCheckVal{a: gc.a, group: gc.group, resource: string(s), version: "*"}
 			}))),
-		rc("subresource", func(r *resourceCheckVal, s string) { r.subresource = s }),
-		rc("namespace", func(r *resourceCheckVal, s string) { r.namespace = s }),
-		rc("name", func(r *resourceCheckVal, s string) { r.name = s }),
+		rc("subresource", "resourcecheck_subresource", func(r *resourceCheckVal, s string) { r.subresource = s }),
+		rc("namespace", "resourcecheck_namespace", func(r *resourceCheckVal, s string) { r.namespace = s }),
+		rc("name", "resourcecheck_name", func(r *resourceCheckVal, s string) { r.name = s }),
+		rc("fieldSelector", "authorizer_fieldselector", func(r *resourceCheckVal, s string) { r.fieldSelector = s }),
+		rc("labelSelector", "authorizer_labelselector", func(r *resourceCheckVal, s string) { r.labelSelector = s }),
 		cel.Function("check",
 			cel.MemberOverload("pathcheck_check", []*cel.Type{PathCheckType, str}, DecisionType,
 				cel.BinaryBinding(func(p, v ref.Val) ref.Val {
@@ -111,10 +130,7 @@ func authzLib() cel.EnvOption {
 					if !ok || !ok2 {
 						return types.MaybeNoSuchOverloadErr(c)
 					}
-					return r.a.check(authorizer.Attributes{
-						Verb: string(s), ResourceRequest: true, APIGroup: r.group, APIVersion: r.version,
-						Resource: r.resource, Subresource: r.subresource, Namespace: r.namespace, Name: r.name,
-					})
+					return r.a.check(r.attributes(string(s)))
 				}))),
 		cel.Function("allowed", cel.MemberOverload("decision_allowed", []*cel.Type{DecisionType}, cel.BoolType,
 			cel.UnaryBinding(func(d ref.Val) ref.Val {
@@ -159,10 +175,13 @@ func Authorizer(ctx context.Context, a authorizer.Authorizer, u user.Info) ref.V
 }
 
 // RequestResourceCheck is authorizer.requestResource: a check of the
-// request's own group, version, resource, subresource, namespace and name.
+// request's own group, resource, subresource, namespace and name. As
+// upstream it checks every version ("*"), whatever version was asked
+// for; version is kept for callers and not used.
 func RequestResourceCheck(az ref.Val, group, version, resource, subresource, namespace, name string) ref.Val {
 	a, _ := az.(*authzVal)
-	return &resourceCheckVal{a: a, group: group, version: version, resource: resource, subresource: subresource, namespace: namespace, name: name}
+	_ = version
+	return &resourceCheckVal{a: a, group: group, version: "*", resource: resource, subresource: subresource, namespace: namespace, name: name}
 }
 
 type authzVal struct {
@@ -193,6 +212,27 @@ type groupCheckVal struct {
 type resourceCheckVal struct {
 	a                                                      *authzVal
 	group, version, resource, subresource, namespace, name string
+	fieldSelector, labelSelector                           string
+}
+
+// attributes are the check of verb; a selector that does not parse is
+// passed on as its parsing error, without requirements, as upstream.
+func (r *resourceCheckVal) attributes(verb string) authorizer.Attributes {
+	attrs := authorizer.Attributes{
+		Verb: verb, ResourceRequest: true, APIGroup: r.group, APIVersion: r.version,
+		Resource: r.resource, Subresource: r.subresource, Namespace: r.namespace, Name: r.name,
+	}
+	if r.fieldSelector != "" {
+		if sel, err := fields.ParseSelector(r.fieldSelector); err != nil {
+			attrs.FieldSelectorParsingErr = err
+		} else {
+			attrs.FieldSelectorRequirements = sel.Requirements()
+		}
+	}
+	if r.labelSelector != "" {
+		attrs.LabelSelectorRequirements, attrs.LabelSelectorParsingErr = labels.ParseToRequirements(r.labelSelector)
+	}
+	return attrs
 }
 
 type decisionVal struct {

@@ -11,6 +11,9 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/interpreter"
+
+	kcel "github.com/kapi-dev/kapi/internal/apiextensions/cel"
 )
 
 // ErrOutOfBudget is returned once a request's evaluations have spent the
@@ -36,29 +39,97 @@ type Input struct {
 	// Authorizer is the authorizer variable (nil: not available);
 	// RequestResource is authorizer.requestResource.
 	Authorizer, RequestResource func() ref.Val
+	// Lazy, when set, supplies request, namespaceObject, authorizer and
+	// authorizer.requestResource instead of the functions above (one
+	// object per request instead of a closure per variable).
+	Lazy LazyVars
+}
+
+// LazyVars computes the variables of a request that are costly to build,
+// when an expression first reads them; ok false leaves a variable
+// undefined (authorizer without an authorizer).
+type LazyVars interface {
+	RequestVal() ref.Val
+	NamespaceVal() ref.Val
+	AuthorizerVal() (ref.Val, bool)
+	RequestResourceVal() (ref.Val, bool)
 }
 
 // Evaluation evaluates expressions for one request and one parameter
 // object, charging them all to one budget. Variables are evaluated on
-// first use and remembered. It is not safe for concurrent use.
+// first use and remembered. It is not safe for concurrent use; Close
+// releases it.
 type Evaluation struct {
-	in     *Input
+	in     Input
 	vals   [6]ref.Val
-	vars   *lazyVars
+	vars   lazyVars
 	budget int64
 	ctx    context.Context
+
+	// frames are the execution frames of the expressions running, by
+	// nesting depth (a variable evaluated while an expression runs needs
+	// its own frame: a frame holds the cost tracker of its evaluation).
+	// They are kept for the next expression: setting up a frame derives a
+	// cancellable context, which costs more than a small expression.
+	frames   []*interpreter.ExecutionFrame
+	frameCtx context.Context
+	depth    int
 }
 
 // NewEvaluation prepares the activation for in with budget to spend.
 func NewEvaluation(in *Input, vars []Variable, budget int64) *Evaluation {
-	e := &Evaluation{budget: budget, in: in}
+	e := &Evaluation{budget: budget, in: *in}
 	e.vals[0], e.vals[1] = orNull(in.Object), orNull(in.OldObject)
 	if in.HasParams {
 		e.vals[4] = mapOrNull(in.Params)
 	}
-	e.vars = &lazyVars{e: e, vars: vars, results: make([]ref.Val, len(vars))}
-	e.vals[5] = e.vars
+	e.vars = lazyVars{e: e, vars: vars}
+	if len(vars) > 0 {
+		e.vars.results = make([]ref.Val, len(vars))
+	}
+	e.vals[5] = &e.vars
 	return e
+}
+
+// Close releases the execution frames; the Evaluation may still be used
+// (it sets up new ones).
+func (e *Evaluation) Close() {
+	for _, f := range e.frames {
+		f.Close()
+	}
+	e.frames, e.frameCtx = e.frames[:0], nil
+}
+
+// run evaluates x in a frame of this evaluation bound to ctx. Programs
+// here have no global variables, so the frame's activation is e itself,
+// as cel-go's ContextEval would set it up.
+func (e *Evaluation) run(ctx context.Context, x *Expr) (ref.Val, *cel.EvalDetails, error) {
+	if e.depth == 0 && ctx != e.frameCtx {
+		e.Close()
+		e.frameCtx = ctx
+	}
+	if ctx != e.frameCtx {
+		return x.prog.ContextEval(ctx, e)
+	}
+	if e.depth == len(e.frames) {
+		f, err := interpreter.NewExecutionFrame(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := f.SetContext(ctx, kcel.CheckFrequency); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		e.frames = append(e.frames, f)
+	}
+	f := e.frames[e.depth]
+	e.depth++
+	defer func() { e.depth-- }()
+	val, details, err := x.prog.Eval(f)
+	if err != nil && errors.Is(err, interpreter.InterruptError{}) {
+		err = fmt.Errorf("%w: %w", err, context.Cause(ctx))
+	}
+	return val, details, err
 }
 
 func orNull(v ref.Val) ref.Val {
@@ -85,7 +156,10 @@ func (e *Evaluation) ResolveName(name string) (any, bool) {
 	case RequestVar:
 		if e.vals[2] == nil {
 			e.vals[2] = types.NullValue
-			if e.in.Request != nil {
+			switch {
+			case e.in.Lazy != nil:
+				e.vals[2] = orNull(e.in.Lazy.RequestVal())
+			case e.in.Request != nil:
 				e.vals[2] = e.in.Request()
 			}
 		}
@@ -93,7 +167,10 @@ func (e *Evaluation) ResolveName(name string) (any, bool) {
 	case NamespaceVar:
 		if e.vals[3] == nil {
 			e.vals[3] = types.NullValue
-			if e.in.Namespace != nil {
+			switch {
+			case e.in.Lazy != nil:
+				e.vals[3] = orNull(e.in.Lazy.NamespaceVal())
+			case e.in.Namespace != nil:
 				e.vals[3] = orNull(e.in.Namespace())
 			}
 		}
@@ -103,11 +180,17 @@ func (e *Evaluation) ResolveName(name string) (any, bool) {
 	case VariablesVar:
 		return e.vals[5], true
 	case AuthorizerVar:
+		if e.in.Lazy != nil {
+			return e.in.Lazy.AuthorizerVal()
+		}
 		if e.in.Authorizer == nil {
 			return nil, false
 		}
 		return e.in.Authorizer(), true
 	case RequestResourceVar:
+		if e.in.Lazy != nil {
+			return e.in.Lazy.RequestResourceVal()
+		}
 		if e.in.RequestResource == nil {
 			return nil, false
 		}
@@ -132,7 +215,7 @@ func (e *Evaluation) Eval(ctx context.Context, x *Expr) (ref.Val, error) {
 		return nil, fmt.Errorf("compilation error: %w", x.Err)
 	}
 	e.ctx = ctx
-	val, details, err := x.prog.ContextEval(ctx, e)
+	val, details, err := e.run(ctx, x)
 	// variables evaluated during this call charged their own cost
 	if e.budget < 0 {
 		return nil, ErrOutOfBudget

@@ -112,7 +112,7 @@ func Compile(env *cel.Env, src string, want ...*cel.Type) *Expr {
 			return x
 		}
 	}
-	prog, err := env.Program(ast, kcel.ProgramOptions()...)
+	prog, err := env.Program(ast, programOptions()...)
 	if err != nil {
 		x.Err = fmt.Errorf("program instantiation failed: %v", err)
 		return x

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/internal/admission"
+	"github.com/kapi-dev/kapi/internal/auth/user"
 )
 
 // ToMap is obj as JSON-like data, with apiVersion and kind set to gvk (a
@@ -31,15 +32,19 @@ func ToMap(obj runtime.Object, gvk schema.GroupVersionKind) (map[string]any, err
 }
 
 // Request is the request variable: the AdmissionRequest fields upstream
-// exposes, options included (uid is left out: upstream leaves it empty
-// for CEL too).
+// declares for CEL, as upstream converts an AdmissionRequest to
+// unstructured data (see RequestFor).
 func Request(a *admission.Attributes) map[string]any {
 	return RequestFor(a, Match{OK: true, Resource: a.Resource, Kind: a.Kind})
 }
 
 // RequestFor is Request for a request matched as m (matchPolicy
 // Equivalent): kind and resource are m's, requestKind and
-// requestResource the request's own.
+// requestResource the request's own. As upstream's conversion of the
+// AdmissionRequest: name, namespace, subResource and requestSubResource,
+// and the fields of userInfo, are absent when empty (omitempty); options
+// is always present, null without an options object (a connect); uid,
+// object and oldObject are not declared for CEL and left out.
 func RequestFor(a *admission.Attributes, m Match) map[string]any {
 	gvkOf := func(k schema.GroupVersionKind) map[string]any {
 		return map[string]any{"group": k.Group, "version": k.Version, "kind": k.Kind}
@@ -48,45 +53,67 @@ func RequestFor(a *admission.Attributes, m Match) map[string]any {
 		return map[string]any{"group": r.Group, "version": r.Version, "resource": r.Resource}
 	}
 	r := map[string]any{
-		"kind":               gvkOf(m.Kind),
-		"resource":           gvrOf(m.Resource),
-		"requestKind":        gvkOf(a.Kind),
-		"requestResource":    gvrOf(a.Resource),
-		"name":               a.Name,
-		"namespace":          a.Namespace,
-		"operation":          string(a.Operation),
-		"dryRun":             a.DryRun,
-		"subResource":        a.Subresource,
-		"requestSubResource": a.Subresource,
+		"kind":            gvkOf(m.Kind),
+		"resource":        gvrOf(m.Resource),
+		"requestKind":     gvkOf(a.Kind),
+		"requestResource": gvrOf(a.Resource),
+		"operation":       string(a.Operation),
+		"dryRun":          a.DryRun,
+		"options":         nil,
+		"userInfo":        userInfoMap(a.UserInfo),
 	}
+	setIf := func(k, v string) {
+		if v != "" {
+			r[k] = v
+		}
+	}
+	setIf("name", a.Name)
+	setIf("namespace", a.Namespace)
+	setIf("subResource", a.Subresource)
+	setIf("requestSubResource", a.Subresource)
 	if a.Options != nil {
 		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(a.Options); err == nil {
 			r["options"] = m
 		}
 	}
-	if a.UserInfo != nil {
-		u := map[string]any{"username": a.UserInfo.GetName(), "uid": a.UserInfo.GetUID()}
-		if g := a.UserInfo.GetGroups(); len(g) > 0 {
-			l := make([]any, len(g))
-			for i := range g {
-				l[i] = g[i]
-			}
-			u["groups"] = l
-		}
-		if ex := a.UserInfo.GetExtra(); len(ex) > 0 {
-			m := make(map[string]any, len(ex))
-			for k, vs := range ex {
-				l := make([]any, len(vs))
-				for i := range vs {
-					l[i] = vs[i]
-				}
-				m[k] = l
-			}
-			u["extra"] = m
-		}
-		r["userInfo"] = u
-	}
 	return r
+}
+
+// userInfoMap is request.userInfo: empty fields are absent.
+func userInfoMap(info user.Info) map[string]any {
+	u := map[string]any{}
+	if info == nil {
+		return u
+	}
+	if n := info.GetName(); n != "" {
+		u["username"] = n
+	}
+	if id := info.GetUID(); id != "" {
+		u["uid"] = id
+	}
+	if g := info.GetGroups(); len(g) > 0 {
+		l := make([]any, len(g))
+		for i := range g {
+			l[i] = g[i]
+		}
+		u["groups"] = l
+	}
+	if ex := info.GetExtra(); len(ex) > 0 {
+		m := make(map[string]any, len(ex))
+		for k, vs := range ex {
+			if vs == nil {
+				m[k] = nil // as upstream converts a nil list
+				continue
+			}
+			l := make([]any, len(vs))
+			for i := range vs {
+				l[i] = vs[i]
+			}
+			m[k] = l
+		}
+		u["extra"] = m
+	}
+	return u
 }
 
 // NamespaceObject is the namespaceObject variable: the namespace without

@@ -90,6 +90,13 @@ func (actualCost) CallCost(function, overloadID string, args []ref.Val, result r
 	default:
 		return nil
 	}
+	return costOf(c)
+}
+
+// costOf is c (at least 1) as CallCost returns it; allocating here, not
+// where c is declared, keeps the calls CallCost does not price (nearly
+// all) from allocating.
+func costOf(c uint64) *uint64 {
 	if c == 0 {
 		c = 1
 	}

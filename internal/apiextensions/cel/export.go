@@ -2,6 +2,7 @@ package cel
 
 import (
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/kapi-dev/kapi/internal/apiextensions/schema"
 )
@@ -14,6 +15,18 @@ func BaseEnv() (*cel.Env, error) { return baseEnv() }
 // ProgramOptions limit every evaluation to PerCallLimit and track its
 // actual cost as upstream counts it.
 func ProgramOptions() []cel.ProgramOption { return programOptions() }
+
+// ActualCost is the runtime cost of the calls the Kubernetes libraries
+// price (nil for the others: cel-go's defaults), for environments that
+// add libraries of their own and price those first.
+func ActualCost(function, overloadID string, args []ref.Val, result ref.Val) *uint64 {
+	return actualCost{}.CallCost(function, overloadID, args, result)
+}
+
+// CheckFrequency is how many comprehension steps an evaluation takes
+// between checks of its context, for callers that set up their own
+// execution frames.
+const CheckFrequency = checkFrequency
 
 // TypedEnv extends env with the object types a structural schema declares
 // and returns the CEL type of its root (named rootName), for type checking

@@ -5,6 +5,9 @@ package authorizer
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/kapi-dev/kapi/internal/auth/user"
 )
 
@@ -31,6 +34,16 @@ type Attributes struct {
 	ResourceRequest bool
 	// Path is set for non-resource requests.
 	Path string
+	// FieldSelectorRequirements and LabelSelectorRequirements narrow a
+	// resource check to the objects the selectors match (authorization
+	// with selectors, as the CEL authorizer library's fieldSelector and
+	// labelSelector ask); a selector that did not parse has no
+	// requirements and its parsing error set, as upstream. Authorizers
+	// that do not look at selectors (RBAC) decide without them.
+	FieldSelectorRequirements fields.Requirements
+	FieldSelectorParsingErr   error
+	LabelSelectorRequirements labels.Requirements
+	LabelSelectorParsingErr   error
 }
 
 // Authorizer decides whether a request may proceed; reason is shown to the

@@ -215,6 +215,7 @@ func (p *Plugin) invoke(ctx context.Context, a, orig *admission.Attributes, ns r
 	}
 	if len(c.matchConditions) > 0 {
 		ev := policy.NewEvaluation(in(), c.vars, policy.RuntimeCELCostBudgetMatchConditions)
+		defer ev.Close()
 		var errs []error
 		for _, m := range c.matchConditions {
 			v, err := ev.Eval(ctx, m)
@@ -237,6 +238,7 @@ func (p *Plugin) invoke(ctx context.Context, a, orig *admission.Attributes, ns r
 		}
 		ev := policy.NewEvaluation(in(), c.vars, policy.RuntimeCELCostBudget)
 		v, err := ev.Eval(ctx, mu.expr)
+		ev.Close()
 		if err != nil {
 			return fail(err)
 		}

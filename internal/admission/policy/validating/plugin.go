@@ -72,7 +72,7 @@ type validationFailure struct {
 }
 
 // request holds what the evaluations of one request share; each part
-// is computed on first need.
+// is computed on first need. It is the evaluations' policy.LazyVars.
 type request struct {
 	// a is the request as matched (objects converted under matchPolicy
 	// Equivalent); orig the request itself.
@@ -81,10 +81,12 @@ type request struct {
 	prepared bool
 	input    policy.Input
 	nsLoaded bool
+	ns       *corev1.Namespace
+	ctx      context.Context
+	az       authorizer.Authorizer
 	reqVal   ref.Val
 	nsVal    ref.Val
 	authzVal ref.Val
-	ns       *corev1.Namespace
 }
 
 func (r *request) prepare(ctx context.Context, az authorizer.Authorizer) {
@@ -92,40 +94,55 @@ func (r *request) prepare(ctx context.Context, az authorizer.Authorizer) {
 		return
 	}
 	r.prepared = true
-	if az != nil {
-		r.input.Authorizer = func() ref.Val {
-			if r.authzVal == nil {
-				r.authzVal = policy.Authorizer(ctx, az, r.a.UserInfo)
-			}
-			return r.authzVal
-		}
-		r.input.RequestResource = func() ref.Val {
-			a := r.orig
-			return policy.RequestResourceCheck(r.input.Authorizer(), a.Resource.Group, a.Resource.Version, a.Resource.Resource, a.Subresource, a.Namespace, a.Name)
-		}
-	}
+	r.ctx, r.az = ctx, az
 	r.input.Object = policy.NativeObject(r.a.Object, r.a.Kind)
 	r.input.OldObject = policy.NativeObject(r.a.OldObject, r.a.Kind)
-	r.input.Request = func() ref.Val {
-		if r.reqVal == nil {
-			r.reqVal = types.NewStringInterfaceMap(types.DefaultTypeAdapter, policy.RequestFor(r.orig, r.match))
-		}
-		return r.reqVal
+	r.input.Lazy = r
+}
+
+// RequestVal implements policy.LazyVars.
+func (r *request) RequestVal() ref.Val {
+	if r.reqVal == nil {
+		r.reqVal = types.NewStringInterfaceMap(types.DefaultTypeAdapter, policy.RequestFor(r.orig, r.match))
 	}
-	r.input.Namespace = func() ref.Val {
-		if r.nsVal == nil {
-			r.nsVal = types.NullValue
-			if r.ns != nil {
-				m, err := policy.NamespaceObject(r.ns)
-				if err != nil {
-					r.nsVal = types.NewErr("%v", err)
-				} else {
-					r.nsVal = types.NewStringInterfaceMap(types.DefaultTypeAdapter, m)
-				}
+	return r.reqVal
+}
+
+// NamespaceVal implements policy.LazyVars.
+func (r *request) NamespaceVal() ref.Val {
+	if r.nsVal == nil {
+		r.nsVal = types.NullValue
+		if r.ns != nil {
+			m, err := policy.NamespaceObject(r.ns)
+			if err != nil {
+				r.nsVal = types.NewErr("%v", err)
+			} else {
+				r.nsVal = types.NewStringInterfaceMap(types.DefaultTypeAdapter, m)
 			}
 		}
-		return r.nsVal
 	}
+	return r.nsVal
+}
+
+// AuthorizerVal implements policy.LazyVars.
+func (r *request) AuthorizerVal() (ref.Val, bool) {
+	if r.az == nil {
+		return nil, false
+	}
+	if r.authzVal == nil {
+		r.authzVal = policy.Authorizer(r.ctx, r.az, r.a.UserInfo)
+	}
+	return r.authzVal, true
+}
+
+// RequestResourceVal implements policy.LazyVars.
+func (r *request) RequestResourceVal() (ref.Val, bool) {
+	authz, ok := r.AuthorizerVal()
+	if !ok {
+		return nil, false
+	}
+	a := r.orig
+	return policy.RequestResourceCheck(authz, a.Resource.Group, a.Resource.Version, a.Resource.Resource, a.Subresource, a.Namespace, a.Name), true
 }
 
 // Validate implements admission.ValidationInterface.
@@ -160,7 +177,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 			denied = append(denied, d)
 		}
 	}
-	reqs := map[policy.Match]*request{}
+	var reqs []*request
 	for i := range hooks {
 		h := &hooks[i]
 		pm, err := p.matcher.MatchFor(ctx, a, h.policy.Spec.MatchConstraints)
@@ -194,7 +211,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 			if len(params) == 0 {
 				continue
 			}
-			req, err := p.requestFor(reqs, a, pm)
+			req, err := p.requestFor(&reqs, a, pm)
 			if err != nil {
 				return err
 			}
@@ -262,16 +279,18 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 
 // requestFor is the shared state of the evaluations that see a as
 // matched by m, made on first need.
-func (p *Plugin) requestFor(reqs map[policy.Match]*request, a *admission.Attributes, m policy.Match) (*request, error) {
-	if r := reqs[m]; r != nil {
-		return r, nil
+func (p *Plugin) requestFor(reqs *[]*request, a *admission.Attributes, m policy.Match) (*request, error) {
+	for _, r := range *reqs {
+		if r.match == m {
+			return r, nil
+		}
 	}
 	ma, err := policy.AsMatched(a, m, p.scheme)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
 	r := &request{a: ma, orig: a, match: m}
-	reqs[m] = r
+	*reqs = append(*reqs, r)
 	return r, nil
 }
 

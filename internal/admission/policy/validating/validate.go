@@ -64,7 +64,8 @@ func (c *compiled) validate(ctx context.Context, in *policy.Input) result {
 		}
 	}
 	ev := policy.NewEvaluation(in, c.vars, policy.RuntimeCELCostBudget)
-	res := result{decisions: make([]decision, 0, len(c.validations))}
+	defer ev.Close()
+	var res result // decisions are only made for failures: usually none
 	for i := range c.validations {
 		v := &c.validations[i]
 		val, err := ev.Eval(ctx, v.expr)
@@ -108,6 +109,7 @@ func (c *compiled) validate(ctx context.Context, in *policy.Input) result {
 // (when nothing is false) are the failure policy's to judge.
 func (c *compiled) match(ctx context.Context, in *policy.Input) (bool, error) {
 	ev := policy.NewEvaluation(in, c.vars, policy.RuntimeCELCostBudgetMatchConditions)
+	defer ev.Close()
 	var errs []error
 	for _, m := range c.matchConditions {
 		val, err := ev.Eval(ctx, m.expr)
@@ -165,6 +167,7 @@ func (c *compiled) message(ctx context.Context, ev *policy.Evaluation, v *valida
 
 func (c *compiled) auditAnnotations(ctx context.Context, in *policy.Input) []auditResult {
 	ev := policy.NewEvaluation(in, c.vars, policy.RuntimeCELCostBudget)
+	defer ev.Close()
 	onError := auditError
 	if c.failurePolicy == admissionregistrationv1.Ignore {
 		onError = auditExclude

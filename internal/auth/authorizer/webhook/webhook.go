@@ -177,6 +177,12 @@ func specFor(a authorizer.Attributes) authorizationv1.SubjectAccessReviewSpec {
 			Subresource: a.Subresource,
 			Name:        a.Name,
 		}
+		if r := fieldRequirements(a); len(r) > 0 {
+			spec.ResourceAttributes.FieldSelector = &authorizationv1.FieldSelectorAttributes{Requirements: r}
+		}
+		if r := labelRequirements(a); len(r) > 0 {
+			spec.ResourceAttributes.LabelSelector = &authorizationv1.LabelSelectorAttributes{Requirements: r}
+		}
 	} else {
 		spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: a.Path, Verb: a.Verb}
 	}
