@@ -62,6 +62,7 @@ type Metrics struct {
 	authnUsers      *prometheus.CounterVec
 	authzAttempts   *prometheus.CounterVec
 	authzDuration   *prometheus.HistogramVec
+	admissionStep   *prometheus.HistogramVec
 
 	inflight *inflight
 
@@ -137,14 +138,15 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    alpha + "Authorization duration in seconds broken out by result.",
 			Buckets: authBuckets,
 		}, []string{"result"}),
-		inflight: newInflight(),
+		admissionStep: newAdmissionStep(),
+		inflight:      newInflight(),
 	}
 	m.initCaches()
 	for _, c := range []prometheus.Collector{
 		m.requests, m.duration, m.sliDuration, m.responseSizes, m.longRunning,
 		m.filterDuration, m.tlsErrors, m.watchEvents, m.watchEventSizes,
 		m.authnAttempts, m.authnDuration, m.authnUsers, m.authzAttempts, m.authzDuration,
-		m.inflight,
+		m.admissionStep, m.inflight,
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
