@@ -95,7 +95,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	in := &apiInstaller{
 		scheme:            scheme,
 		codecs:            serializer.NewCodecFactory(scheme),
-		admission:         chain,
+		admission:         sc.Metrics.Admission(chain),
 		maxBodyBytes:      c.MaxRequestBytes,
 		minRequestTimeout: c.MinRequestTimeout,
 		logger:            logger,

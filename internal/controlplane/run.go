@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/internal/apis/install"
+	apimetrics "github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/kubeconfig"
 	"github.com/kapi-dev/kapi/internal/server"
 	"github.com/kapi-dev/kapi/internal/storage/metrics"
@@ -124,6 +125,11 @@ func Run(ctx context.Context, c *Config) error {
 	}
 	if sc.AuditBackend != nil {
 		defer sc.AuditBackend.Shutdown()
+	}
+	sc.Metrics, err = apimetrics.New(registry)
+	if err != nil {
+		listener.Close()
+		return fmt.Errorf("registering request metrics: %w", err)
 	}
 	sc.MaxRequestsInFlight = c.MaxRequestsInFlight
 	sc.MaxMutatingRequestsInFlight = c.MaxMutatingRequestsInFlight

@@ -57,6 +57,8 @@ func (h *groupVersionHandler) ServeHTTP(w http.ResponseWriter, req *http.Request
 		h.error(w, req, genericError(http.StatusMethodNotAllowed))
 		return
 	}
+	// Only installed routes count in apiserver_request_total.
+	request.MarkRouted(req.Context())
 	handler.ServeHTTP(w, req)
 }
 

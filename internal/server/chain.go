@@ -12,23 +12,30 @@ import (
 //  1. request id        every response carries Audit-Id, even a panic's
 //  2. panic recovery    turns a panic anywhere below into a 500
 //  3. request info      what the request means, for everything below
-//  4. HSTS              (only with directives)
-//  5. cache control
-//  6. warning recorder  outside the timeout, so a 504 keeps earlier warnings
-//  7. wait group        counts requests for draining; 503 while draining
-//  8. timeout           deadline and 504 for non-long-running requests
-//  9. authentication    401 (audited on its own: it comes before audit)
-//  10. audit            events per --audit-policy-file
-//  11. impersonation    Impersonate-* headers, each authorized
-//  12. max in flight    429; after authentication so system:masters is known
-//  13. authorization    403
+//  4. request metrics   apiserver_request_total and friends; its clock
+//     starts here, before every other filter
+//  5. HSTS              (only with directives)
+//  6. cache control
+//  7. warning recorder  outside the timeout, so a 504 keeps earlier warnings
+//  8. wait group        counts requests for draining; 503 while draining
+//  9. timeout           deadline and 504 for non-long-running requests
+//  10. authentication   401 (audited on its own: it comes before audit)
+//  11. audit            events per --audit-policy-file
+//  12. impersonation    Impersonate-* headers, each authorized
+//  13. max in flight    429; after authentication so system:masters is known
+//  14. authorization    403
 //
-// CORS and priority-and-fairness will slot in where upstream has them
-// (CORS before authentication).
+// TrackStarted/TrackCompleted bracket authentication, audit, impersonation
+// and authorization for apiserver_request_filter_duration_seconds, as
+// upstream brackets them. CORS and priority-and-fairness will slot in where
+// upstream has them (CORS before authentication).
 func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	h := apiHandler
+	m := c.Metrics
 	if c.Authorization != nil {
-		h = filters.WithAuthorization(h, c.Authorization, c.Logger)
+		h = filters.TrackCompleted(h, m)
+		h = filters.WithAuthorization(h, m.Authorizer(c.Authorization), c.Logger)
+		h = filters.TrackStarted(h, m, "authorization")
 	} else {
 		c.Logger.Warn("authorization is disabled")
 	}
@@ -36,16 +43,22 @@ func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	if c.Authorization != nil {
 		// Impersonation asks the authorizer whether the real user may
 		// act as the one it names.
+		h = filters.TrackCompleted(h, m)
 		h = filters.WithImpersonation(h, c.Authorization)
+		h = filters.TrackStarted(h, m, "impersonation")
 	}
 	if c.AuditChecker != nil && c.AuditBackend != nil {
+		h = filters.TrackCompleted(h, m)
 		h = filters.WithAudit(h, c.AuditChecker, c.AuditBackend, c.LongRunningFunc)
+		h = filters.TrackStarted(h, m, "audit")
 	}
 	if c.Authentication != nil {
 		// A refused request never reaches the audit filter below, so
 		// the 401 is audited where it is written.
 		failed := filters.WithFailedAuthenticationAudit(filters.Unauthorized(), c.AuditChecker, c.AuditBackend)
-		h = filters.WithAuthentication(h, c.Authentication, failed, c.Logger)
+		h = filters.TrackCompleted(h, m)
+		h = filters.WithAuthentication(h, m.Authenticator(c.Authentication), filters.TrackCompleted(failed, m), c.Logger)
+		h = filters.TrackStarted(h, m, "authentication")
 	} else {
 		c.Logger.Warn("authentication is disabled")
 	}
@@ -54,6 +67,7 @@ func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	h = filters.WithWarningRecorder(h)
 	h = filters.WithCacheControl(h)
 	h = filters.WithHSTS(h, c.HSTSDirectives)
+	h = filters.WithRequestMetrics(h, m, c.LongRunningFunc)
 	h = filters.WithRequestInfo(h, c.RequestInfoResolver)
 	h = filters.WithPanicRecovery(h, c.Logger)
 	h = filters.WithRequestID(h)

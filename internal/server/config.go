@@ -15,6 +15,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/audit"
 	"github.com/kapi-dev/kapi/internal/auth/authenticator"
 	"github.com/kapi-dev/kapi/internal/auth/authorizer"
+	"github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/server/filters"
 )
@@ -42,6 +43,9 @@ type Config struct {
 	// receives the events; both nil records nothing.
 	AuditChecker audit.Checker
 	AuditBackend audit.Backend
+	// Metrics records requests in kube-apiserver's request metrics; nil
+	// records nothing.
+	Metrics *metrics.Metrics
 
 	// RequestInfoResolver parses requests; nil means the standard prefixes.
 	RequestInfoResolver *request.RequestInfoFactory

@@ -54,7 +54,7 @@ func (p *PreparedServer) run(ctx context.Context) error {
 		return errors.New("server: Run needs SecureServing with a Listener")
 	}
 	running := newRunningHandlers()
-	srv, err := newHTTPServer(cfg.SecureServing, running.wrap(p.Handler()), p.s.logger)
+	srv, err := newHTTPServer(cfg.SecureServing, running.wrap(p.Handler()), p.s.logger, cfg.Metrics)
 	if err != nil {
 		return fmt.Errorf("server %s: %w", p.s.name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/server/dynamiccertificates"
 )
 
@@ -63,7 +64,8 @@ func (s *SecureServingInfo) tlsConfig() (*tls.Config, error) {
 }
 
 // newHTTPServer returns the HTTP/1.1 and HTTP/2 server for handler.
-func newHTTPServer(ss *SecureServingInfo, handler http.Handler, logger *slog.Logger) (*http.Server, error) {
+// Failed TLS handshakes count in apiserver_tls_handshake_errors_total.
+func newHTTPServer(ss *SecureServingInfo, handler http.Handler, logger *slog.Logger, m *metrics.Metrics) (*http.Server, error) {
 	tlsCfg, err := ss.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -87,7 +89,7 @@ func newHTTPServer(ss *SecureServingInfo, handler http.Handler, logger *slog.Log
 			MaxReceiveBufferPerStream:     http2StreamBufferSize,
 			MaxReceiveBufferPerConnection: http2StreamBufferSize * http2MaxStreams,
 		},
-		ErrorLog: slog.NewLogLogger(serverErrorHandler{logger.Handler()}, slog.LevelWarn),
+		ErrorLog: slog.NewLogLogger(serverErrorHandler{logger.Handler(), m}, slog.LevelWarn),
 	}, nil
 }
 
@@ -95,10 +97,12 @@ func newHTTPServer(ss *SecureServingInfo, handler http.Handler, logger *slog.Log
 // and health probers cause all day, to debug level.
 type serverErrorHandler struct {
 	slog.Handler
+	metrics *metrics.Metrics
 }
 
 func (h serverErrorHandler) Handle(ctx context.Context, r slog.Record) error {
 	if strings.Contains(r.Message, "TLS handshake error") {
+		h.metrics.TLSHandshakeError()
 		r = slog.NewRecord(r.Time, slog.LevelDebug, r.Message, r.PC)
 	}
 	if !h.Handler.Enabled(ctx, r.Level) {

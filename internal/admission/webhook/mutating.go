@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -68,6 +69,8 @@ func (p *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
+	// The time spent on webhooks stays out of the request's SLI latency.
+	defer trackWebhooks(ctx, time.Now())
 	state := admission.ReinvokedFor(a, MutatingPluginName)
 	defer state.Done(a)
 	round := 0

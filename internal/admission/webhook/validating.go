@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 	admissionregistrationv1informers "k8s.io/client-go/informers/admissionregistration/v1"
@@ -47,6 +48,8 @@ func (p *Validating) Validate(ctx context.Context, a *admission.Attributes) erro
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
+	// The webhooks run at once: their wall time is what the request waits.
+	defer trackWebhooks(ctx, time.Now())
 	v := newVersioned(a, p.opts.Scheme)
 	type call struct {
 		index int

@@ -234,6 +234,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		responsewriters.ErrorNegotiated(genericError(http.StatusMethodNotAllowed), s.codecs, schema.GroupVersion{Group: s.group, Version: v.name}, w, req)
 		return
 	}
+	// Custom resources count in apiserver_request_total like built-in ones.
+	request.MarkRouted(req.Context())
 	handler.ServeHTTP(w, req)
 }
 

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/responsewriters"
+	"github.com/kapi-dev/kapi/internal/endpoints/request"
 )
 
 // Options configure a Manager.
@@ -132,8 +133,11 @@ func (m *Manager) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	switch {
 	case path == "/api":
+		request.MarkRouted(req.Context())
 		m.serveRoot(w, req, true)
 	case path == "/apis":
+		// Upstream counts its discovery roots among its requests.
+		request.MarkRouted(req.Context())
 		m.serveRoot(w, req, false)
 	case strings.HasPrefix(path, "/apis/") && !strings.Contains(path[len("/apis/"):], "/"):
 		m.serveGroup(w, req, path[len("/apis/"):])

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/negotiation"
+	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
@@ -89,6 +90,7 @@ func streamEvents(ctx context.Context, scope *RequestScope, w http.ResponseWrite
 		return
 	}
 	enc.framer = info.StreamSerializer.Framer.NewFrameWriter(w)
+	obs := request.ObservationFrom(ctx)
 	ch := watcher.ResultChan()
 	for {
 		select {
@@ -102,6 +104,7 @@ func streamEvents(ctx context.Context, scope *RequestScope, w http.ResponseWrite
 				scope.logger().DebugContext(ctx, "watch ended: cannot write event", "err", err)
 				return
 			}
+			obs.WatchEvent(enc.eventBuf.Len())
 			if err := rc.Flush(); err != nil {
 				return
 			}

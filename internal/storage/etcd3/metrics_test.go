@@ -37,7 +37,7 @@ func TestRequestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `
-# HELP etcd_requests_total Etcd request counts for each operation and object type.
+# HELP etcd_requests_total [ALPHA] Etcd request counts for each operation and object type.
 # TYPE etcd_requests_total counter
 etcd_requests_total{group="",operation="create",resource="configmaps"} 1
 etcd_requests_total{group="",operation="get",resource="configmaps"} 1

@@ -33,24 +33,24 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		requestLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "etcd_request_duration_seconds",
-			Help:    "Etcd request latency in seconds for each operation and object type.",
+			Help:    "[ALPHA] Etcd request latency in seconds for each operation and object type.",
 			Buckets: requestBuckets,
 		}, labels),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "etcd_requests_total",
-			Help: "Etcd request counts for each operation and object type.",
+			Help: "[ALPHA] Etcd request counts for each operation and object type.",
 		}, labels),
 		requestErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "etcd_request_errors_total",
-			Help: "Etcd failed request counts for each operation and object type.",
+			Help: "[ALPHA] Etcd failed request counts for each operation and object type.",
 		}, labels),
 		storedObjects: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "apiserver_storage_objects",
-			Help: "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+			Help: "[STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 		}, []string{"resource"}),
 		objects: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "apiserver_resource_objects",
-			Help: "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+			Help: "[ALPHA] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 		}, []string{"group", "resource"}),
 	}
 	for _, c := range []prometheus.Collector{m.requestLatency, m.requests, m.requestErrors, m.storedObjects, m.objects} {

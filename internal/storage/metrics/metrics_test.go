@@ -21,7 +21,7 @@ func TestObjectCount(t *testing.T) {
 	m.SetObjectCount(deployments, 7, nil)
 	m.SetObjectCount(schema.GroupResource{Resource: "configmaps"}, 3, errors.New("etcd down"))
 	want := `
-# HELP apiserver_storage_objects Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.
+# HELP apiserver_storage_objects [STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.
 # TYPE apiserver_storage_objects gauge
 apiserver_storage_objects{resource="configmaps"} -1
 apiserver_storage_objects{resource="deployments.apps"} 7
@@ -41,10 +41,10 @@ func TestRecordRequest(t *testing.T) {
 	m.RecordRequest("get", gr, time.Now(), nil)
 	m.RecordRequest("get", gr, time.Now(), errors.New("boom"))
 	want := `
-# HELP etcd_request_errors_total Etcd failed request counts for each operation and object type.
+# HELP etcd_request_errors_total [ALPHA] Etcd failed request counts for each operation and object type.
 # TYPE etcd_request_errors_total counter
 etcd_request_errors_total{group="",operation="get",resource="configmaps"} 1
-# HELP etcd_requests_total Etcd request counts for each operation and object type.
+# HELP etcd_requests_total [ALPHA] Etcd request counts for each operation and object type.
 # TYPE etcd_requests_total counter
 etcd_requests_total{group="",operation="get",resource="configmaps"} 2
 `
