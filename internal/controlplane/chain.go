@@ -7,9 +7,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
+	"github.com/kapi-dev/kapi/internal/endpoints/handlers/responsewriters"
 	"github.com/kapi-dev/kapi/internal/server"
 	sadiscovery "github.com/kapi-dev/kapi/internal/serviceaccount/discovery"
 	"github.com/kapi-dev/kapi/internal/storage/metrics"
@@ -94,7 +94,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	typeConverter.warm()
 	in := &apiInstaller{
 		scheme:            scheme,
-		codecs:            serializer.NewCodecFactory(scheme),
+		codecs:            responsewriters.NewCodecFactory(scheme),
 		admission:         sc.Metrics.Admission(chain),
 		maxBodyBytes:      c.MaxRequestBytes,
 		minRequestTimeout: c.MinRequestTimeout,

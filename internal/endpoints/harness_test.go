@@ -23,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/auth/user"
 	"github.com/kapi-dev/kapi/internal/endpoints"
+	"github.com/kapi-dev/kapi/internal/endpoints/handlers/responsewriters"
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/endpoints/warning"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
@@ -55,7 +56,7 @@ type testEnv struct {
 func newTestEnv(t testing.TB, configure ...func(*endpoints.APIGroupVersion)) *testEnv {
 	t.Helper()
 	scheme := newScheme(t)
-	env := &testEnv{scheme: scheme, codecs: serializer.NewCodecFactory(scheme), store: newFakeConfigMaps(), admission: &fakeAdmission{}}
+	env := &testEnv{scheme: scheme, codecs: responsewriters.NewCodecFactory(scheme), store: newFakeConfigMaps(), admission: &fakeAdmission{}}
 	g := &endpoints.APIGroupVersion{
 		GroupVersion: corev1.SchemeGroupVersion,
 		Storage: map[string]rest.Storage{

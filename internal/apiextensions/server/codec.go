@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/runtime/serializer/versioning"
+
+	"github.com/kapi-dev/kapi/internal/endpoints/handlers/responsewriters"
 )
 
 // crdCodecs is the NegotiatedSerializer of one CRD's endpoints: custom
@@ -27,7 +29,7 @@ type crdCodecs struct {
 }
 
 func newCRDCodecs(scheme *runtime.Scheme, conv *crdConverter, schemas map[string]VersionSchema) *crdCodecs {
-	base := serializer.NewCodecFactory(scheme)
+	base := responsewriters.NewCodecFactory(scheme)
 	var types []runtime.SerializerInfo
 	for _, info := range base.SupportedMediaTypes() {
 		if info.MediaType == runtime.ContentTypeJSON || info.MediaType == runtime.ContentTypeYAML {

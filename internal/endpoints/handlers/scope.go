@@ -73,9 +73,14 @@ type RequestScope struct {
 // metaSerializer encodes Table, PartialObjectMetadata(List) (v1 and
 // v1beta1) and decodes DeleteOptions, as upstream: the meta scheme
 // knows every meta.k8s.io version whatever the resource's scheme holds.
-func metaSerializer() runtime.NegotiatedSerializer {
-	return metainternalversionscheme.Codecs
-}
+func metaSerializer() runtime.NegotiatedSerializer { return metaCodecs }
+
+// metaCodecs streams PartialObjectMetadataList item by item, as the
+// resources' codecs do their lists.
+var metaCodecs = responsewriters.NewCodecFactory(metainternalversionscheme.Scheme)
+
+// tableMetaCodecs streams Tables row by row too.
+var tableMetaCodecs = newTableCodecs(metaCodecs)
 
 // AllowsMediaTypeTransform: Table only in JSON and YAML and only where the
 // storage can render it (upstream has no protobuf Table); partial object

@@ -72,6 +72,9 @@ func (s *RequestScope) writeResponse(ctx context.Context, w http.ResponseWriter,
 			return
 		}
 	}
+	if mediaType.Convert == nil && meta.IsListType(result) {
+		clearItemKinds(result)
+	}
 	obj, err := s.transformObject(ctx, result, opts, mediaType.Convert)
 	if err != nil {
 		s.err(err, w, req)
@@ -81,6 +84,9 @@ func (s *RequestScope) writeResponse(ctx context.Context, w http.ResponseWriter,
 	var gv runtime.GroupVersioner = s.encodeVersion()
 	if isMetaTarget(mediaType.Convert) {
 		serializer, gv = metaSerializer(), mediaType.Convert.GroupVersion()
+		if mediaType.Convert.Kind == "Table" {
+			serializer = tableMetaCodecs
+		}
 	}
 	responsewriters.WriteObjectNegotiated(serializer, s, gv, w, req, statusCode, obj, false)
 }

@@ -5,7 +5,6 @@ package responsewriters
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -63,40 +62,53 @@ func mediaTypeWithGVK(mediaType string, gvk *schema.GroupVersionKind) string {
 }
 
 // SerializeObject encodes object with encoder and writes it with
-// statusCode. The body is encoded before anything is written, so an
-// encoding failure still becomes a proper Status response; large bodies are
-// gzipped when the client accepts it.
+// statusCode, streaming it to the client as it is encoded (lists are
+// encoded item by item by the streaming codecs of NewCodecFactory). The
+// first gzipThresholdBytes are held back: an encoding failure within them
+// still becomes a proper Status response, and only bodies larger than the
+// threshold are gzipped when the client accepts it. A failure after the
+// response started can no longer be reported: the response is aborted so
+// the client sees it incomplete rather than a truncated body that looks
+// whole.
 func SerializeObject(mediaType string, encoder runtime.Encoder, w http.ResponseWriter, req *http.Request, statusCode int, object runtime.Object) {
+	dw := newDeferredWriter(w, req, mediaType, statusCode)
+	// The protobuf encoder encodes item by item into one reused buffer.
+	if ea, ok := encoder.(runtime.EncoderWithAllocator); ok {
+		alloc := runtime.AllocatorPool.Get().(*runtime.Allocator)
+		defer runtime.AllocatorPool.Put(alloc)
+		encoder = runtime.NewEncoderWithAllocator(ea, alloc)
+	}
+	err := encoder.Encode(object, dw)
+	if err == nil {
+		_ = dw.Close() // the client went away; nothing left to tell it
+		return
+	}
+	if dw.started {
+		_ = dw.Close()
+		if dw.writeErr != nil {
+			return // the client went away mid-body
+		}
+		panic(http.ErrAbortHandler)
+	}
+	dw.discard()
+	status := ErrorToAPIStatus(fmt.Errorf("unable to encode a %s response: %w", mediaType, err))
+	if statusCode >= http.StatusOK && statusCode < http.StatusBadRequest {
+		statusCode = int(status.Code)
+	}
 	var buf bytes.Buffer
-	if err := encoder.Encode(object, &buf); err != nil {
-		status := ErrorToAPIStatus(fmt.Errorf("unable to encode a %s response: %w", mediaType, err))
-		if statusCode >= http.StatusOK && statusCode < http.StatusBadRequest {
-			statusCode = int(status.Code)
-		}
+	if err := encoder.Encode(status, &buf); err != nil {
+		mediaType = "text/plain"
 		buf.Reset()
-		if err := encoder.Encode(status, &buf); err != nil {
-			mediaType = "text/plain"
-			buf.Reset()
-			fmt.Fprintf(&buf, "%s: %s", status.Reason, status.Message)
-		}
+		fmt.Fprintf(&buf, "%s: %s", status.Reason, status.Message)
 	}
 	writeBody(w, req, mediaType, statusCode, buf.Bytes())
 }
 
 func writeBody(w http.ResponseWriter, req *http.Request, mediaType string, statusCode int, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", mediaType)
-	if len(body) <= gzipThresholdBytes || !acceptsGzip(req) {
-		w.WriteHeader(statusCode)
-		_, _ = w.Write(body) // the client went away; nothing left to tell it
-		return
-	}
-	h.Set("Content-Encoding", "gzip")
-	h.Add("Vary", "Accept-Encoding")
-	w.WriteHeader(statusCode)
-	gw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // a valid level never errs
-	_, _ = gw.Write(body)
-	_ = gw.Close()
+	dw := newDeferredWriter(w, req, mediaType, statusCode)
+	dw.start(len(body) > gzipThresholdBytes)
+	_, _ = dw.send(body)
+	_ = dw.Close() // the client went away; nothing left to tell it
 }
 
 // acceptsGzip reports whether Accept-Encoding lists gzip.
