@@ -33,6 +33,9 @@ type apiInstaller struct {
 	// gives the handlers the same schemas for server-side apply.
 	openapi       *openapi.Service
 	typeConverter managedfields.TypeConverter
+	// installed are the group versions installed so far, in order: the
+	// aggregator registers a local APIService for each.
+	installed []schema.GroupVersion
 }
 
 // install serves every version of g on s and announces it in discovery.
@@ -62,6 +65,7 @@ func (in *apiInstaller) install(s *server.GenericServer, g rest.APIGroupInfo) er
 		s.Handler.APIMux.HandlePrefix(prefix+"/", h)
 		in.discovery.AddGroupVersion(g.Group, metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: v}, resources)
 		in.openapi.AddGroupVersion(gv, resources, g.Storage[v])
+		in.installed = append(in.installed, gv)
 	}
 	if g.Group != "" {
 		s.Handler.APIMux.Handle("/apis/"+g.Group, in.discovery)

@@ -46,25 +46,31 @@ func serverChain(c *Config, sc *server.Config, deps chainDeps) (*server.GenericS
 	if err != nil {
 		return nil, err
 	}
-	core, err := newCoreServer(c, sc, deps, extensions)
+	core, in, err := newCoreServer(c, sc, deps, extensions)
 	if err != nil {
 		return nil, err
 	}
-	// The aggregator serves APIService objects and proxies remote groups
-	// in a later step; today it hands every request to the core server.
-	return sc.New("kube-aggregator", core)
+	agg, err := newAggregatorServer(c, sc, deps, core, in)
+	if err != nil {
+		return nil, err
+	}
+	// Last, once every group of the chain is installed.
+	in.installOpenAPI(core)
+	return agg, nil
 }
 
 // newCoreServer serves the built-in groups, discovery, and runs the
-// bootstrap and namespace controllers as post-start hooks.
-func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *server.GenericServer) (*server.GenericServer, error) {
+// bootstrap and namespace controllers as post-start hooks. It returns
+// the installer the aggregator installs its group with; the caller
+// installs the OpenAPI documents once every group is in.
+func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *server.GenericServer) (*server.GenericServer, *apiInstaller, error) {
 	scheme, getter, logger := deps.scheme, deps.getter, deps.logger
 	s, err := sc.New("kube-apiserver", delegate)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := installStorageObservers(s, c, deps); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	probes := map[string]func(context.Context) error{}
 	if deps.storage.etcd != nil {
@@ -76,18 +82,18 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	}
 	storage, err := newCoreStorage(c, scheme, getter, probes, sec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if deps.authn != nil {
 		deps.authn.objects.bind(storage.groups)
 	}
 	informers, err := newSharedInformers(sc.LoopbackClientConfig)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	chain, err := admissionChain(&admissionDeps{config: c, storage: storage, informers: informers, authz: deps.authz, scheme: scheme})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	oapi := newOpenAPIService(scheme)
 	typeConverter := newLazyTypeConverter(oapi.TypeConverter, logger)
@@ -105,14 +111,13 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	}
 	for _, g := range storage.groups {
 		if err := in.install(s, g); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	in.installDiscoveryRoots(s)
 	if err := installExtensions(c, delegate, deps, in); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	in.installOpenAPI(s)
 
 	if deps.authz != nil && deps.authz.rbac != nil && sc.AuditBackend == nil && deps.ctx != nil {
 		// Overlaps the rest of the build; Run waits for it before serving.
@@ -120,7 +125,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	}
 	if deps.authz != nil {
 		if err := deps.authz.addHooks(s, logger); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if deps.authn != nil {
@@ -128,7 +133,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 		// verify kapi's tokens.
 		handlers, err := sadiscovery.NewHandlers(c.ServiceAccountIssuers[0], "", deps.authn.saKeys)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for path, h := range handlers {
 			s.Handler.NonAPIMux.Handle(path, h)
@@ -137,19 +142,19 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err := s.AddPostStartHook("start-system-namespaces-controller", func(hc server.PostStartHookContext) error {
 		return storage.ensureSystemNamespaces(hc.Context)
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := addBootstrapHooks(s, c, storage, logger); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := informers.addHook(s); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := addAuthenticationInfoHooks(s, c, deps.clientCA, logger); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := addControllerHooks(s, c, controllerDeps{informers: informers, logger: logger, rootCA: deps.rootCA}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	return s, in, nil
 }

@@ -20,6 +20,11 @@ type SecurityConfig struct {
 	TokenWebhookConfigFile      string
 	TokenWebhookCacheTTL        time.Duration
 	RequestHeader               RequestHeaderConfig
+	// ProxyClientCertFile and ProxyClientKeyFile are the client
+	// certificate the aggregator presents to remote APIServices (upstream's
+	// --proxy-client-cert-file and --proxy-client-key-file; the CLI does
+	// not take them yet). Empty means no client certificate.
+	ProxyClientCertFile, ProxyClientKeyFile string
 
 	// Authorization: modes in order; empty means Node,RBAC.
 	AuthorizationModes                     []string

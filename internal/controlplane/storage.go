@@ -277,6 +277,8 @@ var specialResourcePrefixes = map[schema.GroupResource]string{
 	{Resource: "nodes"}:                                 "minions",
 	{Resource: "services"}:                              "services/specs",
 	{Group: "networking.k8s.io", Resource: "ingresses"}: "ingress",
+	// The aggregator keeps its objects under their group.
+	{Group: "apiregistration.k8s.io", Resource: "apiservices"}: "apiregistration.k8s.io/apiservices",
 }
 
 // resourcePrefix is the key folder of resource, as kube-apiserver has it.

@@ -10,6 +10,7 @@ import (
 
 	admissionregistrationinstall "github.com/kapi-dev/kapi/internal/apis/admissionregistration/install"
 	apiextensionsinstall "github.com/kapi-dev/kapi/internal/apis/apiextensions/install"
+	apiregistrationinstall "github.com/kapi-dev/kapi/internal/apis/apiregistration/install"
 	appsinstall "github.com/kapi-dev/kapi/internal/apis/apps/install"
 	authenticationinstall "github.com/kapi-dev/kapi/internal/apis/authentication/install"
 	authorizationinstall "github.com/kapi-dev/kapi/internal/apis/authorization/install"
@@ -56,6 +57,7 @@ func groupInstallers() []func(*runtime.Scheme) error {
 		authorizationinstall.Install,
 		resourceinstall.Install,
 		storagemigrationinstall.Install,
+		apiregistrationinstall.Install,
 	}
 }
 

@@ -1,0 +1,39 @@
+package controlplane
+
+import (
+	"fmt"
+
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/kapi-dev/kapi/internal/registry/apiregistration/apiservice"
+	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/server"
+)
+
+// newAggregatorServer builds the head of the chain: it serves
+// apiregistration.k8s.io/v1 APIServices (in the core server's discovery
+// and OpenAPI, through in), proxies the group versions of remote
+// APIServices, and hands every other request to core.
+func newAggregatorServer(c *Config, sc *server.Config, deps chainDeps, core *server.GenericServer, in *apiInstaller) (*server.GenericServer, error) {
+	s, err := sc.New("kube-aggregator", core)
+	if err != nil {
+		return nil, err
+	}
+	storage, err := apiservice.NewStorage(deps.scheme, deps.getter)
+	if err != nil {
+		return nil, fmt.Errorf("apiservices: %w", err)
+	}
+	if err := in.install(s, rest.APIGroupInfo{
+		Group: apiregistrationv1.GroupName, Versions: []string{"v1"},
+		Storage: map[string]map[string]rest.Storage{"v1": storage},
+	}); err != nil {
+		return nil, err
+	}
+	if err := addAutoregisterHook(s, in.installed, deps.logger); err != nil {
+		return nil, err
+	}
+	if err := addRemoteAPIServicesHook(s, c, deps.logger); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

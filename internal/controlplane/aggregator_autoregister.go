@@ -1,0 +1,79 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiextensionsinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+	apiregistrationinformers "k8s.io/kube-aggregator/pkg/client/informers/externalversions"
+
+	"github.com/kapi-dev/kapi/internal/controllers/autoregister"
+	"github.com/kapi-dev/kapi/internal/server"
+)
+
+// addAutoregisterHook runs the registration of local APIServices, as
+// kube-apiserver does (its "kube-apiserver-autoregistration" hook, not a
+// --controllers one): one per built-in group version of builtin, synced
+// at start, and one per served CRD version, kept as CRDs change.
+func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion, logger *slog.Logger) error {
+	builtin = slices.Clone(builtin)
+	return s.AddPostStartHook("kube-apiserver-autoregistration", func(hc server.PostStartHookContext) error {
+		cfg := rest.CopyConfig(hc.LoopbackClientConfig)
+		cfg.UserAgent = "kapi/autoregister"
+		regClient, err := apiregistrationclient.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("apiregistration client: %w", err)
+		}
+		extClient, err := apiextensionsclient.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("apiextensions client: %w", err)
+		}
+		regInformers := apiregistrationinformers.NewSharedInformerFactory(regClient, 0)
+		extInformers := apiextensionsinformers.NewSharedInformerFactory(extClient, 0)
+		log := logger.With("controller", "autoregister")
+		apiServices, err := autoregister.New(regInformers.Apiregistration().V1().APIServices(), regClient.ApiregistrationV1(), log)
+		if err != nil {
+			return err
+		}
+		crds, err := autoregister.NewCRDs(extInformers.Apiextensions().V1().CustomResourceDefinitions(), apiServices, log)
+		if err != nil {
+			return err
+		}
+		for _, gv := range builtin {
+			if s := autoregister.BuiltinAPIService(gv); s != nil {
+				apiServices.AddOnStart(s)
+			}
+		}
+		ctx := hc.Context
+		regInformers.Start(ctx.Done())
+		extInformers.Start(ctx.Done())
+		go runAutoregister(ctx, apiServices, crds)
+		go func() {
+			<-ctx.Done()
+			regInformers.Shutdown()
+			extInformers.Shutdown()
+		}()
+		return nil
+	})
+}
+
+// runAutoregister registers the existing CRDs' group versions before the
+// APIService controller's first pass, so that it deletes none of theirs,
+// then runs both until ctx ends (if it ended first, both only release
+// their queues).
+func runAutoregister(ctx context.Context, apiServices *autoregister.Controller, crds *autoregister.CRDs) {
+	crds.SyncAll(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		crds.Run(ctx, 1)
+	}()
+	apiServices.Run(ctx, 2)
+	<-done
+}

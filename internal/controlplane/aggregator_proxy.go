@@ -1,0 +1,215 @@
+package controlplane
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	v1helper "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
+	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/internal/endpoints/request"
+)
+
+// serviceResolver turns a Service reference into the URL of one of its
+// endpoints.
+type serviceResolver interface {
+	ResolveEndpoint(namespace, name string, port int32) (*url.URL, error)
+}
+
+// remoteProxy serves the group version of one remote APIService: it
+// sends the request, already authenticated and authorized by kapi, to an
+// endpoint of the APIService's Service, with kapi's front-proxy client
+// certificate and the user in the X-Remote-* headers.
+type remoteProxy struct {
+	namespace, name string
+	port            int32
+	resolver        serviceResolver
+	transport       *http.Transport
+	logger          *slog.Logger
+	// available is the APIService's Available condition when the proxy
+	// was built; requests to an unavailable one get 503, as upstream.
+	available bool
+}
+
+// newRemoteProxy builds the proxy of s, which must have a service.
+// clientCert is the front-proxy client certificate, if any.
+func newRemoteProxy(s *apiregistrationv1.APIService, resolver serviceResolver, clientCert *tls.Certificate, logger *slog.Logger) (*remoteProxy, error) {
+	svc := s.Spec.Service
+	tlsConfig := &tls.Config{
+		MinVersion: tls.VersionTLS12,
+		// The serving certificate names the Service, as upstream verifies.
+		ServerName:         svc.Name + "." + svc.Namespace + ".svc",
+		InsecureSkipVerify: s.Spec.InsecureSkipTLSVerify, //nolint:gosec // the APIService asks for it
+	}
+	if len(s.Spec.CABundle) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(s.Spec.CABundle) {
+			return nil, errors.New("spec.caBundle holds no PEM certificate")
+		}
+		tlsConfig.RootCAs = pool
+	}
+	if clientCert != nil {
+		tlsConfig.Certificates = []tls.Certificate{*clientCert}
+	}
+	return &remoteProxy{
+		namespace: svc.Namespace, name: svc.Name, port: ptr.Deref(svc.Port, 443),
+		resolver: resolver,
+		// HTTP/1.1 only, so that upgraded connections (exec, port-forward)
+		// pass through the reverse proxy.
+		transport: &http.Transport{
+			TLSClientConfig:     tlsConfig,
+			TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
+			MaxIdleConnsPerHost: 32,
+		},
+		logger:    logger,
+		available: v1helper.IsAPIServiceConditionTrue(s, apiregistrationv1.Available),
+	}, nil
+}
+
+// close drops the idle connections of a proxy that is replaced.
+func (p *remoteProxy) close() { p.transport.CloseIdleConnections() }
+
+func (p *remoteProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	u, ok := request.UserFrom(r.Context())
+	if !ok {
+		http.Error(w, "missing user", http.StatusInternalServerError)
+		return
+	}
+	if !p.available {
+		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	target, err := p.resolver.ResolveEndpoint(p.namespace, p.name, p.port)
+	if err != nil {
+		p.logger.Debug("resolving the service of an APIService", "service", p.namespace+"/"+p.name, "err", err)
+		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			setIdentityHeaders(pr.Out.Header, u.GetName(), u.GetGroups(), u.GetExtra())
+		},
+		Transport:     p.transport,
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			p.logger.Debug("proxying to an APIService", "service", p.namespace+"/"+p.name, "err", err)
+			http.Error(w, "Error trying to reach service: "+err.Error(), http.StatusServiceUnavailable)
+		},
+	}
+	rp.ServeHTTP(w, r)
+}
+
+// setIdentityHeaders replaces the credentials of the client's request
+// with the identity kapi authenticated, in the headers upstream's
+// front proxy sends (kapi publishes their names in
+// extension-apiserver-authentication).
+func setIdentityHeaders(h http.Header, name string, groups []string, extra map[string][]string) {
+	h.Del("Authorization")
+	for k := range h {
+		lk := strings.ToLower(k)
+		if strings.HasPrefix(lk, "impersonate-") || strings.HasPrefix(lk, "x-remote-") {
+			delete(h, k)
+		}
+	}
+	h.Set("X-Remote-User", name)
+	for _, g := range groups {
+		h.Add("X-Remote-Group", g)
+	}
+	for k, vs := range extra {
+		key := "X-Remote-Extra-" + url.PathEscape(k)
+		for _, v := range vs {
+			h.Add(key, v)
+		}
+	}
+}
+
+// remoteAPIServices keeps one proxy on the aggregator's mux per remote
+// APIService, under /apis/<group>/<version>.
+type remoteAPIServices struct {
+	mux interface {
+		Handle(path string, h http.Handler)
+		HandlePrefix(prefix string, h http.Handler)
+		Unregister(path string)
+	}
+	resolver   serviceResolver
+	clientCert *tls.Certificate
+	logger     *slog.Logger
+	mu         sync.Mutex
+	// proxies are the proxies installed, by APIService name.
+	proxies map[string]*remoteProxy
+}
+
+// proxyFor is the proxy installed for the APIService name, or nil.
+func (m *remoteAPIServices) proxyFor(name string) *remoteProxy {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.proxies[name]
+}
+
+// set installs, replaces or removes the proxy of s.
+func (m *remoteAPIServices) set(s *apiregistrationv1.APIService) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	path := "/apis/" + s.Spec.Group + "/" + s.Spec.Version
+	if s.Spec.Service == nil {
+		m.removeLocked(s.Name, path)
+		return
+	}
+	p, err := newRemoteProxy(s, m.resolver, m.clientCert, m.logger)
+	if err != nil {
+		m.logger.Error("cannot proxy to an APIService", "apiservice", s.Name, "err", err)
+		m.removeLocked(s.Name, path)
+		return
+	}
+	m.mux.Handle(path, p)
+	m.mux.HandlePrefix(path+"/", p)
+	if old := m.proxies[s.Name]; old != nil {
+		old.close()
+	}
+	m.proxies[s.Name] = p
+}
+
+// remove takes the proxy of the APIService name off the mux; requests go
+// to the delegate again.
+func (m *remoteAPIServices) remove(name, path string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.removeLocked(name, path)
+}
+
+func (m *remoteAPIServices) removeLocked(name, path string) {
+	old := m.proxies[name]
+	if old == nil {
+		return
+	}
+	m.mux.Unregister(path)
+	m.mux.Unregister(path + "/")
+	old.close()
+	delete(m.proxies, name)
+}
+
+// loadProxyClientCert reads --proxy-client-cert-file and
+// --proxy-client-key-file; both empty means no client certificate.
+func loadProxyClientCert(certFile, keyFile string) (*tls.Certificate, error) {
+	if certFile == "" && keyFile == "" {
+		return nil, nil
+	}
+	if certFile == "" || keyFile == "" {
+		return nil, errors.New("--proxy-client-cert-file and --proxy-client-key-file go together")
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--proxy-client-cert-file: %w", err)
+	}
+	return &cert, nil
+}
