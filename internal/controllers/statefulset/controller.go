@@ -17,7 +17,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -28,8 +27,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
-	"github.com/kapi-dev/kapi/internal/controllers/controllerref"
 	"github.com/kapi-dev/kapi/internal/controllers/history"
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
 
@@ -174,18 +173,14 @@ func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, sel
 	if err != nil {
 		return nil, err
 	}
-	m := &controllerref.Manager{
-		Controller: set, Kind: setKind, Selector: selector,
+	m := &podcontrol.RefManager{
+		Owner: set, OwnerGVK: metav1.GroupVersionKind(setKind), Selector: selector,
 		Filter: func(o metav1.Object) bool { return isMember(set, o.(*corev1.Pod)) },
-		Fresh: func(ctx context.Context) (metav1.Object, error) {
+		CanAdopt: podcontrol.RecheckDeletion(func(ctx context.Context) (metav1.Object, error) {
 			return c.client.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
-		},
-		Patch: func(ctx context.Context, name string, patch []byte) error {
-			_, err := c.client.CoreV1().Pods(set.Namespace).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
-			return err
-		},
+		}, setKind.Kind, set),
 	}
-	return controllerref.Claim(ctx, m, all)
+	return podcontrol.ClaimPatching(ctx, m, all, (&podcontrol.Control{Client: c.client}).PatchPod)
 }
 
 // requeueForAvailability syncs again when a ready Pod becomes available
