@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kapi-dev/kapi/internal/controllers/history"
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
 
@@ -44,7 +45,8 @@ type Controller struct {
 	history      *history.History
 	synced       []cache.InformerSynced
 	queue        workqueue.TypedRateLimitingInterface[string]
-	expectations *expectations
+	podControl   *podcontrol.Control
+	expectations *podcontrol.Expectations
 	// failedBackoff spaces out replacing a node's failed Pod.
 	failedBackoff *flowcontrol.Backoff
 	recorder      events.EventRecorder
@@ -65,7 +67,8 @@ func New(client kubernetes.Interface, sets appsinformers.DaemonSetInformer, pods
 		synced: []cache.InformerSynced{sets.Informer().HasSynced, pods.Informer().HasSynced,
 			nodes.Informer().HasSynced, revisions.Informer().HasSynced},
 		queue:         worker.NewQueue("daemonset"),
-		expectations:  newExpectations(clk),
+		podControl:    &podcontrol.Control{Client: client, Recorder: recorder},
+		expectations:  podcontrol.NewExpectations(clk),
 		failedBackoff: flowcontrol.NewBackOffWithJitter(time.Second, 15*time.Minute, 0),
 		recorder:      recorder, clock: clk, logger: logger,
 	}
@@ -110,7 +113,7 @@ func (c *Controller) enqueue(obj any) {
 
 func (c *Controller) setDeleted(obj any) {
 	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.expectations.forget(key)
+		c.expectations.Delete(key)
 	}
 }
 
@@ -165,7 +168,7 @@ func (c *Controller) podEvent(obj any, adds, dels int) {
 	if adds > 0 && pod.DeletionTimestamp != nil {
 		adds, dels = 0, 1 // a Pod first seen already being deleted
 	}
-	c.expectations.observe(key, adds, dels)
+	c.expectations.Observed(key, adds, dels)
 	c.queue.Add(key)
 }
 
@@ -177,7 +180,7 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	}
 	shared, err := c.sets.DaemonSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
-		c.expectations.forget(key)
+		c.expectations.Delete(key)
 		return nil
 	}
 	if err != nil {
@@ -198,13 +201,13 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 		return err
 	}
 	hash := cur.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
-	if ds.DeletionTimestamp != nil || !c.expectations.satisfied(key) {
+	if ds.DeletionTimestamp != nil || !c.expectations.Satisfied(key) {
 		return c.updateStatus(ctx, ds, nodes, selector, hash, false)
 	}
 	if err := c.manage(ctx, ds, nodes, selector, hash); err != nil {
 		return err
 	}
-	if c.expectations.satisfied(key) && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+	if c.expectations.Satisfied(key) && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 		if err := c.rollingUpdate(ctx, ds, nodes, selector, hash); err != nil {
 			return err
 		}

@@ -17,6 +17,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 )
 
 // env drives the controller over a fake clientset; refresh copies what
@@ -95,9 +97,7 @@ func (e *env) refresh() {
 	}
 	replace(e.factory.Apps().V1().ControllerRevisions().Informer().GetIndexer(), l)
 	// The cache has caught up with everything the controller did.
-	e.c.expectations.mu.Lock()
-	clear(e.c.expectations.m)
-	e.c.expectations.mu.Unlock()
+	e.c.expectations = podcontrol.NewExpectations(e.clock)
 }
 
 type replacer interface{ Replace([]any, string) error }

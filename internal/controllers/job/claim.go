@@ -94,3 +94,22 @@ func (c *Controller) release(ctx context.Context, job *batchv1.Job, pod *corev1.
 	}
 	return err
 }
+
+// removeFinalizer drops the job-tracking finalizer with a strategic merge
+// patch, as upstream does, so other finalizers are left alone.
+func (c *Controller) removeFinalizer(ctx context.Context, pod *corev1.Pod) error {
+	patch := []byte(`{"metadata":{"$deleteFromPrimitiveList/finalizers":["` + batchv1.JobTrackingFinalizer + `"]}}`)
+	return c.pods.PatchPod(ctx, pod.Namespace, pod.Name, patch)
+}
+
+// createPod creates one Pod of job from template (the Job's, or an
+// index's) named generateName plus a random suffix.
+func (c *Controller) createPod(ctx context.Context, job *batchv1.Job, template *corev1.PodTemplateSpec, generateName string) error {
+	pod, err := podcontrol.PodFromTemplate(template, job, podcontrol.NewControllerRef(job, metav1.GroupVersionKind(jobKind)))
+	if err != nil {
+		return err
+	}
+	pod.Namespace, pod.GenerateName = job.Namespace, generateName
+	_, err = c.pods.Create(ctx, job.Namespace, pod, job)
+	return err
+}

@@ -110,6 +110,13 @@ func (c *Control) CreatePod(ctx context.Context, namespace string, template *cor
 	if err != nil {
 		return nil, err
 	}
+	return c.Create(ctx, namespace, pod, parent)
+}
+
+// Create creates pod, built for parent by the caller (a DaemonSet's Pod
+// for a node, a Job's indexed Pod), and records the events CreatePod
+// records.
+func (c *Control) Create(ctx context.Context, namespace string, pod *corev1.Pod, parent owner) (*corev1.Pod, error) {
 	created, err := c.Client.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		if !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {

@@ -79,6 +79,23 @@ func TestExpectations(t *testing.T) {
 	}
 }
 
+// TestExpectCounts: counted expectations (the DaemonSet's and Job's)
+// are met once as many creates and deletes were observed.
+func TestExpectCounts(t *testing.T) {
+	e := NewExpectations(clocktesting.NewFakeClock(time.Now()))
+	e.ExpectCounts("ns/ds", 2, 1)
+	for _, step := range []struct{ adds, dels int }{{1, 0}, {0, 1}} {
+		e.Observed("ns/ds", step.adds, step.dels)
+		if e.Satisfied("ns/ds") {
+			t.Fatalf("satisfied after observing %+v", step)
+		}
+	}
+	e.Observed("ns/ds", 1, 0)
+	if !e.Satisfied("ns/ds") {
+		t.Fatal("everything observed must satisfy")
+	}
+}
+
 func pod(name string, lbls map[string]string, owner types.UID) *corev1.Pod {
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(name + "-uid"), Labels: lbls}}
 	if owner != "" {

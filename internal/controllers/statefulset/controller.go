@@ -191,8 +191,8 @@ func (c *Controller) requeueForAvailability(set *appsv1.StatefulSet, pods []*cor
 	}
 	wait := time.Duration(0)
 	for _, p := range pods {
-		rc := readyCondition(p)
-		if rc == nil || isAvailable(p, set.Spec.MinReadySeconds, c.clock) {
+		rc := podcontrol.ReadyCondition(p)
+		if !podcontrol.IsReady(p) || podcontrol.IsAvailable(p, set.Spec.MinReadySeconds, c.clock.Now()) {
 			continue
 		}
 		left := rc.LastTransitionTime.Add(time.Duration(set.Spec.MinReadySeconds)*time.Second).Sub(c.clock.Now()) + time.Second
