@@ -50,6 +50,7 @@ type Controller struct {
 	// failedBackoff spaces out replacing a node's failed Pod.
 	failedBackoff *flowcontrol.Backoff
 	recorder      events.EventRecorder
+	enqueue       func(obj any) // queues a DaemonSet
 	clock         clock.Clock
 	logger        *slog.Logger
 }
@@ -72,30 +73,26 @@ func New(client kubernetes.Interface, sets appsinformers.DaemonSetInformer, pods
 		failedBackoff: flowcontrol.NewBackOffWithJitter(time.Second, 15*time.Minute, 0),
 		recorder:      recorder, clock: clk, logger: logger,
 	}
-	handlers := []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandler
-	}{
-		{sets.Informer(), cache.ResourceEventHandlerFuncs{
+	c.enqueue = worker.Enqueue(c.queue)
+	err := worker.AddHandlers(
+		worker.Handler{Informer: sets.Informer(), Funcs: cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.enqueue,
 			UpdateFunc: func(_, cur any) { c.enqueue(cur) },
 			DeleteFunc: c.setDeleted,
 		}},
-		{pods.Informer(), cache.ResourceEventHandlerFuncs{
+		worker.Handler{Informer: pods.Informer(), Funcs: cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(o any) { c.podEvent(o, 1, 0) },
 			UpdateFunc: func(_, cur any) { c.podEvent(cur, 0, 0) },
 			DeleteFunc: func(o any) { c.podEvent(o, 0, 1) },
 		}},
-		{nodes.Informer(), cache.ResourceEventHandlerFuncs{
+		worker.Handler{Informer: nodes.Informer(), Funcs: cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(any) { c.enqueueAll() },
 			UpdateFunc: c.nodeUpdated,
 			DeleteFunc: func(any) { c.enqueueAll() },
 		}},
-	}
-	for _, h := range handlers {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
-			return nil, err
-		}
+	)
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -103,12 +100,6 @@ func New(client kubernetes.Interface, sets appsinformers.DaemonSetInformer, pods
 // Run syncs with the given number of workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.RunSynced(ctx, c.queue, workers, c.logger, c.synced, c.Sync)
-}
-
-func (c *Controller) enqueue(obj any) {
-	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.queue.Add(key)
-	}
 }
 
 func (c *Controller) setDeleted(obj any) {

@@ -68,18 +68,15 @@ func New(client kubernetes.Interface, sets appsinformers.StatefulSetInformer, po
 		clock:    clk,
 		logger:   logger,
 	}
-	if _, err := sets.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueue,
-		UpdateFunc: func(_, cur any) { c.enqueue(cur) },
-		DeleteFunc: c.enqueue,
-	}); err != nil {
-		return nil, err
-	}
-	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.podChanged,
-		UpdateFunc: func(old, cur any) { c.podChanged(old); c.podChanged(cur) },
-		DeleteFunc: c.podChanged,
-	}); err != nil {
+	err := worker.AddHandlers(
+		worker.Handler{Informer: sets.Informer(), Funcs: worker.EnqueueAll(c.queue)},
+		worker.Handler{Informer: pods.Informer(), Funcs: cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.podChanged,
+			UpdateFunc: func(old, cur any) { c.podChanged(old); c.podChanged(cur) },
+			DeleteFunc: c.podChanged,
+		}},
+	)
+	if err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -90,18 +87,9 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.RunSynced(ctx, c.queue, workers, c.logger, c.synced, c.Sync)
 }
 
-func (c *Controller) enqueue(obj any) {
-	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.queue.Add(key)
-	}
-}
-
 // podChanged wakes the set controlling the Pod.
 func (c *Controller) podChanged(obj any) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	pod, ok := obj.(*corev1.Pod)
+	pod, ok := podcontrol.FromEvent[*corev1.Pod](obj)
 	if !ok {
 		return
 	}
