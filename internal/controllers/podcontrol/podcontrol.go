@@ -1,9 +1,11 @@
 // Package podcontrol is what kube-controller-manager's workload
 // controllers share: creating and deleting Pods from a PodTemplateSpec on
 // behalf of an owner (with its events), the controller-ref manager that
-// adopts and releases objects by selector, expectations that keep a
-// controller from acting twice on a stale cache, slow-start batches and
-// the ranking of Pods to delete first.
+// adopts and releases objects by selector, finding the owners an
+// informer event concerns, the Pod predicates they all ask (ready,
+// available, active), expectations that keep a controller from acting
+// twice on a stale cache, slow-start batches and the ranking of Pods to
+// delete first.
 package podcontrol
 
 import (
