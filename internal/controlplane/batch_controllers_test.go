@@ -1,12 +1,7 @@
 package controlplane
 
 import (
-	"bufio"
 	"context"
-	"io"
-	"net"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -29,37 +23,10 @@ func startBatchServer(t *testing.T, cronClock clock.WithTicker) kubernetes.Inter
 
 func startBatchServerTB(t testing.TB, cronClock clock.WithTicker) kubernetes.Interface {
 	t.Helper()
-	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	cfg := &Config{
-		Out: pw, DataDir: dir, CertDir: filepath.Join(dir, "pki"),
-		BindAddress: net.ParseIP("127.0.0.1"), StorageBackend: "memory", EtcdPrefix: "/registry",
-		WatchCacheSize: 1000, RequestTimeout: time.Minute, MinRequestTimeout: 30 * time.Minute, MaxRequestBytes: 3 << 20,
-		controllerClocks: map[string]clock.WithTicker{"cronjob-controller": cronClock},
-	}
-	// Pods need no service account token here.
-	cfg.Security.DisableAdmissionPlugins = []string{"ServiceAccount"}
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg); pw.Close() }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
+	s := startServer(t, "memory", func(c *Config) {
+		c.controllerClocks = map[string]clock.WithTicker{"cronjob-controller": cronClock}
 	})
-	scanner := bufio.NewScanner(pr)
-	for scanner.Scan() {
-		if strings.HasPrefix(scanner.Text(), "kapi is ready") {
-			break
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	restCfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "admin.kubeconfig"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(restCfg)
+	cs, err := kubernetes.NewForConfig(s.restCfg)
 	if err != nil {
 		t.Fatal(err)
 	}

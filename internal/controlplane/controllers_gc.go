@@ -9,12 +9,9 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/record"
 
@@ -28,27 +25,14 @@ import (
 // metadata-only one otherwise (one factory, owned here); events as
 // "garbage-collector-controller".
 func startGarbageCollector(ctx context.Context, cc *controllerContext) error {
-	cfg := rest.CopyConfig(cc.loopback)
-	cfg.UserAgent = "kapi/garbage-collector"
-	protobuf := rest.CopyConfig(cfg)
-	protobuf.ContentType = "application/vnd.kubernetes.protobuf"
-	cs, err := kubernetes.NewForConfig(protobuf)
+	clients, err := cc.metadataClients("garbage-collector")
 	if err != nil {
 		return err
 	}
-	// The metadata client speaks JSON: PartialObjectMetadata of any
-	// resource, custom ones included.
-	md, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return err
-	}
+	cs, md, dc := clients.clientset, clients.metadata, clients.discovery
 	// The mapper has its own cached discovery, reset at each resync; the
 	// collector compares what dc lists now with what it follows.
-	mapperDiscovery, err := discovery.NewDiscoveryClientForConfig(cfg)
+	mapperDiscovery, err := discovery.NewDiscoveryClientForConfig(clients.config)
 	if err != nil {
 		return err
 	}

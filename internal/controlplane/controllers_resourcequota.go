@@ -3,12 +3,8 @@ package controlplane
 import (
 	"context"
 
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/utils/clock"
 
@@ -25,22 +21,11 @@ const resourceQuotaWorkers = 5
 // measure come from the shared informers, any other counted resource from
 // metadata informers started on demand (resolved through discovery).
 func startResourceQuotaController(ctx context.Context, cc *controllerContext) error {
-	cfg := rest.CopyConfig(cc.loopback)
-	cfg.UserAgent = "kapi/resourcequota-controller"
-	protobuf := rest.CopyConfig(cfg)
-	protobuf.ContentType = "application/vnd.kubernetes.protobuf"
-	cs, err := kubernetes.NewForConfig(protobuf)
+	clients, err := cc.metadataClients("resourcequota-controller")
 	if err != nil {
 		return err
 	}
-	md, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return err
-	}
+	cs, md, dc := clients.clientset, clients.metadata, clients.discovery
 	registry := quota.NewRegistry(clock.RealClock{})
 	ctrl, err := resourcequota.New(resourcequota.Config{
 		Client:   cs,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,14 +11,13 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/internal/controllers/controllertest"
 )
 
 // t0 is a Saturday, 00:00 UTC.
@@ -35,13 +33,7 @@ type harness struct {
 }
 
 func newHarness(t *testing.T) *harness {
-	client := fake.NewClientset()
-	var n atomic.Int32
-	client.PrependReactor("create", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		obj := a.(k8stesting.CreateAction).GetObject().(metav1.Object)
-		obj.SetUID(types.UID(fmt.Sprintf("uid-%d", n.Add(1))))
-		return false, nil, nil
-	})
+	client := controllertest.NewClientset(controllertest.ServerDefaults{})
 	factory := informers.NewSharedInformerFactory(client, 0)
 	clk := clocktesting.NewFakeClock(t0)
 	rec := events.NewFakeRecorder(1000)
@@ -60,24 +52,12 @@ func (h *harness) refresh() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	var objs []any
-	for i := range cjs.Items {
-		objs = append(objs, &cjs.Items[i])
-	}
-	if err := h.factory.Batch().V1().CronJobs().Informer().GetIndexer().Replace(objs, ""); err != nil {
-		h.t.Fatal(err)
-	}
+	controllertest.Replace(h.t, h.factory.Batch().V1().CronJobs().Informer(), cjs.Items)
 	jobs, err := h.client.BatchV1().Jobs("").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	objs = nil
-	for i := range jobs.Items {
-		objs = append(objs, &jobs.Items[i])
-	}
-	if err := h.factory.Batch().V1().Jobs().Informer().GetIndexer().Replace(objs, ""); err != nil {
-		h.t.Fatal(err)
-	}
+	controllertest.Replace(h.t, h.factory.Batch().V1().Jobs().Informer(), jobs.Items)
 }
 
 func (h *harness) sync() *batchv1.CronJob {

@@ -17,17 +17,12 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certinformers "k8s.io/client-go/informers/certificates/v1"
 	"k8s.io/client-go/kubernetes"
-	certlisters "k8s.io/client-go/listers/certificates/v1"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
 	"github.com/kapi-dev/kapi/internal/controllers/certificates"
-	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
 
 // recognizer is one kind of request the controller may approve.
@@ -60,43 +55,28 @@ func isNodeClientCert(csr *certificatesv1.CertificateSigningRequest, req *x509.C
 // Controller approves kubelet client requests.
 type Controller struct {
 	client kubernetes.Interface
-	lister certlisters.CertificateSigningRequestLister
-	synced cache.InformerSynced
-	queue  workqueue.TypedRateLimitingInterface[string]
+	csrs   *certificates.Queue
 	clock  clock.PassiveClock
 	logger *slog.Logger
 }
 
 // New returns the approver over the shared CSR informer.
 func New(client kubernetes.Interface, csrs certinformers.CertificateSigningRequestInformer, clk clock.PassiveClock, logger *slog.Logger) (*Controller, error) {
-	c := &Controller{
-		client: client, lister: csrs.Lister(), synced: csrs.Informer().HasSynced,
-		queue: worker.NewQueue("certificate"), clock: clk, logger: logger,
-	}
-	enqueue := func(obj any) {
-		if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
-			c.queue.Add(csr.Name)
-		}
-	}
-	if _, err := csrs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) },
-	}); err != nil {
+	q, err := certificates.NewQueue(csrs, nil)
+	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	return &Controller{client: client, csrs: q, clock: clk, logger: logger}, nil
 }
 
 // Run waits for the cache, then approves with workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	worker.RunSynced(ctx, c.queue, workers, c.logger, []cache.InformerSynced{c.synced}, c.sync)
+	c.csrs.Run(ctx, workers, c.logger, c.sync)
 }
 
 func (c *Controller) sync(ctx context.Context, name string) error {
-	cached, err := c.lister.Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	cached, err := c.csrs.Cached(name)
+	if cached == nil || err != nil {
 		return err
 	}
 	if len(cached.Status.Certificate) != 0 {

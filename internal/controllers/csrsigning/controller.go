@@ -20,13 +20,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certinformers "k8s.io/client-go/informers/certificates/v1"
 	"k8s.io/client-go/kubernetes"
-	certlisters "k8s.io/client-go/listers/certificates/v1"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
 	"github.com/kapi-dev/kapi/internal/controllers/certificates"
-	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
 
 // signerChecks are the signers kapi signs for and each one's check of a
@@ -43,45 +39,31 @@ var signerChecks = map[string]func(*x509.CertificateRequest, []certificatesv1.Ke
 type Controller struct {
 	client kubernetes.Interface
 	ca     *CA
-	lister certlisters.CertificateSigningRequestLister
-	synced cache.InformerSynced
-	queue  workqueue.TypedRateLimitingInterface[string]
+	csrs   *certificates.Queue
 	clock  clock.PassiveClock
 	logger *slog.Logger
 }
 
 // New returns the signer over the shared CSR informer.
 func New(client kubernetes.Interface, csrs certinformers.CertificateSigningRequestInformer, ca *CA, clk clock.PassiveClock, logger *slog.Logger) (*Controller, error) {
-	c := &Controller{
-		client: client, ca: ca, lister: csrs.Lister(), synced: csrs.Informer().HasSynced,
-		queue: worker.NewQueue("certificate"), clock: clk, logger: logger,
-	}
-	enqueue := func(obj any) {
-		if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
-			if _, ours := signerChecks[csr.Spec.SignerName]; ours {
-				c.queue.Add(csr.Name)
-			}
-		}
-	}
-	if _, err := csrs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) },
-	}); err != nil {
+	q, err := certificates.NewQueue(csrs, func(csr *certificatesv1.CertificateSigningRequest) bool {
+		_, ours := signerChecks[csr.Spec.SignerName]
+		return ours
+	})
+	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	return &Controller{client: client, ca: ca, csrs: q, clock: clk, logger: logger}, nil
 }
 
 // Run waits for the cache, then signs with workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	worker.RunSynced(ctx, c.queue, workers, c.logger, []cache.InformerSynced{c.synced}, c.sync)
+	c.csrs.Run(ctx, workers, c.logger, c.sync)
 }
 
 func (c *Controller) sync(ctx context.Context, name string) error {
-	cached, err := c.lister.Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	cached, err := c.csrs.Cached(name)
+	if cached == nil || err != nil {
 		return err
 	}
 	check, ours := signerChecks[cached.Spec.SignerName]

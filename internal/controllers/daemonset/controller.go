@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kapi-dev/kapi/internal/controllers/history"
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
 
@@ -44,10 +45,12 @@ type Controller struct {
 	history      *history.History
 	synced       []cache.InformerSynced
 	queue        workqueue.TypedRateLimitingInterface[string]
-	expectations *expectations
+	podControl   *podcontrol.Control
+	expectations *podcontrol.Expectations
 	// failedBackoff spaces out replacing a node's failed Pod.
 	failedBackoff *flowcontrol.Backoff
 	recorder      events.EventRecorder
+	enqueue       func(obj any) // queues a DaemonSet
 	clock         clock.Clock
 	logger        *slog.Logger
 }
@@ -65,34 +68,31 @@ func New(client kubernetes.Interface, sets appsinformers.DaemonSetInformer, pods
 		synced: []cache.InformerSynced{sets.Informer().HasSynced, pods.Informer().HasSynced,
 			nodes.Informer().HasSynced, revisions.Informer().HasSynced},
 		queue:         worker.NewQueue("daemonset"),
-		expectations:  newExpectations(clk),
+		podControl:    &podcontrol.Control{Client: client, Recorder: recorder},
+		expectations:  podcontrol.NewExpectations(clk),
 		failedBackoff: flowcontrol.NewBackOffWithJitter(time.Second, 15*time.Minute, 0),
 		recorder:      recorder, clock: clk, logger: logger,
 	}
-	handlers := []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandler
-	}{
-		{sets.Informer(), cache.ResourceEventHandlerFuncs{
+	c.enqueue = worker.Enqueue(c.queue)
+	err := worker.AddHandlers(
+		worker.Handler{Informer: sets.Informer(), Funcs: cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.enqueue,
 			UpdateFunc: func(_, cur any) { c.enqueue(cur) },
 			DeleteFunc: c.setDeleted,
 		}},
-		{pods.Informer(), cache.ResourceEventHandlerFuncs{
+		worker.Handler{Informer: pods.Informer(), Funcs: cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(o any) { c.podEvent(o, 1, 0) },
 			UpdateFunc: func(_, cur any) { c.podEvent(cur, 0, 0) },
 			DeleteFunc: func(o any) { c.podEvent(o, 0, 1) },
 		}},
-		{nodes.Informer(), cache.ResourceEventHandlerFuncs{
+		worker.Handler{Informer: nodes.Informer(), Funcs: cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(any) { c.enqueueAll() },
 			UpdateFunc: c.nodeUpdated,
 			DeleteFunc: func(any) { c.enqueueAll() },
 		}},
-	}
-	for _, h := range handlers {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
-			return nil, err
-		}
+	)
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -102,15 +102,9 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.RunSynced(ctx, c.queue, workers, c.logger, c.synced, c.Sync)
 }
 
-func (c *Controller) enqueue(obj any) {
-	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.queue.Add(key)
-	}
-}
-
 func (c *Controller) setDeleted(obj any) {
 	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.expectations.forget(key)
+		c.expectations.Delete(key)
 	}
 }
 
@@ -165,7 +159,7 @@ func (c *Controller) podEvent(obj any, adds, dels int) {
 	if adds > 0 && pod.DeletionTimestamp != nil {
 		adds, dels = 0, 1 // a Pod first seen already being deleted
 	}
-	c.expectations.observe(key, adds, dels)
+	c.expectations.Observed(key, adds, dels)
 	c.queue.Add(key)
 }
 
@@ -177,7 +171,7 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	}
 	shared, err := c.sets.DaemonSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
-		c.expectations.forget(key)
+		c.expectations.Delete(key)
 		return nil
 	}
 	if err != nil {
@@ -198,13 +192,13 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 		return err
 	}
 	hash := cur.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
-	if ds.DeletionTimestamp != nil || !c.expectations.satisfied(key) {
+	if ds.DeletionTimestamp != nil || !c.expectations.Satisfied(key) {
 		return c.updateStatus(ctx, ds, nodes, selector, hash, false)
 	}
 	if err := c.manage(ctx, ds, nodes, selector, hash); err != nil {
 		return err
 	}
-	if c.expectations.satisfied(key) && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+	if c.expectations.Satisfied(key) && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 		if err := c.rollingUpdate(ctx, ds, nodes, selector, hash); err != nil {
 			return err
 		}

@@ -9,14 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kapi-dev/kapi/internal/controllers/controllertest"
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 )
 
 // env drives the controller over a fake clientset; refresh copies what
@@ -34,24 +33,8 @@ type env struct {
 
 func newEnv(t testing.TB, objs ...runtime.Object) *env {
 	t.Helper()
-	client := fake.NewClientset(objs...)
 	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC))
-	client.PrependReactor("create", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		obj := a.(k8stesting.CreateAction).GetObject()
-		if m, ok := obj.(metav1.Object); ok {
-			if m.GetUID() == "" {
-				m.SetUID(types.UID(uuid.NewUUID()))
-			}
-			if m.GetName() == "" && m.GetGenerateName() != "" {
-				m.SetName(m.GetGenerateName() + rand.String(5))
-			}
-			m.SetCreationTimestamp(metav1.NewTime(clk.Now()))
-		}
-		if pod, ok := obj.(*corev1.Pod); ok && pod.Status.Phase == "" {
-			pod.Status.Phase = corev1.PodPending
-		}
-		return false, nil, nil
-	})
+	client := controllertest.NewClientset(controllertest.ServerDefaults{Clock: clk, PendingPods: true}, objs...)
 	f := informers.NewSharedInformerFactory(client, 0)
 	rec := events.NewFakeRecorder(1000)
 	apps, core := f.Apps().V1(), f.Core().V1()
@@ -69,38 +52,13 @@ func (e *env) refresh() {
 	pods, _ := e.client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 	nodes, _ := e.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	revs, _ := e.client.AppsV1().ControllerRevisions("").List(ctx, metav1.ListOptions{})
-	replace := func(inf replacer, items []any) {
-		if err := inf.Replace(items, ""); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	var l []any
-	for i := range sets.Items {
-		l = append(l, &sets.Items[i])
-	}
-	replace(e.factory.Apps().V1().DaemonSets().Informer().GetIndexer(), l)
-	l = nil
-	for i := range pods.Items {
-		l = append(l, &pods.Items[i])
-	}
-	replace(e.factory.Core().V1().Pods().Informer().GetIndexer(), l)
-	l = nil
-	for i := range nodes.Items {
-		l = append(l, &nodes.Items[i])
-	}
-	replace(e.factory.Core().V1().Nodes().Informer().GetIndexer(), l)
-	l = nil
-	for i := range revs.Items {
-		l = append(l, &revs.Items[i])
-	}
-	replace(e.factory.Apps().V1().ControllerRevisions().Informer().GetIndexer(), l)
+	controllertest.Replace(e.t, e.factory.Apps().V1().DaemonSets().Informer(), sets.Items)
+	controllertest.Replace(e.t, e.factory.Core().V1().Pods().Informer(), pods.Items)
+	controllertest.Replace(e.t, e.factory.Core().V1().Nodes().Informer(), nodes.Items)
+	controllertest.Replace(e.t, e.factory.Apps().V1().ControllerRevisions().Informer(), revs.Items)
 	// The cache has caught up with everything the controller did.
-	e.c.expectations.mu.Lock()
-	clear(e.c.expectations.m)
-	e.c.expectations.mu.Unlock()
+	e.c.expectations = podcontrol.NewExpectations(e.clock)
 }
-
-type replacer interface{ Replace([]any, string) error }
 
 func (e *env) sync() {
 	e.t.Helper()

@@ -8,10 +8,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 )
 
 // manage creates Pods on nodes that should run one and have none, and
@@ -109,7 +110,7 @@ func keepPods(ds *appsv1.DaemonSet, running []*corev1.Pod, run bool, node, hash 
 			del = append(del, p.Name)
 		}
 	}
-	if oldestNew != nil && oldestOld != nil && (!isReady(oldestOld) || isAvailable(oldestNew, ds.Spec.MinReadySeconds, now)) {
+	if oldestNew != nil && oldestOld != nil && (!podcontrol.IsReady(oldestOld) || podcontrol.IsAvailable(oldestNew, ds.Spec.MinReadySeconds, now)) {
 		del = append(del, oldestOld.Name)
 	}
 	return nil, del
@@ -140,33 +141,27 @@ func allowsSurge(ds *appsv1.DaemonSet) bool {
 // raising expectations first so a lagging cache does not repeat them.
 func (c *Controller) syncNodes(ctx context.Context, ds *appsv1.DaemonSet, del, create []string, hash string) error {
 	key, _ := cache.MetaNamespaceKeyFunc(ds)
-	c.expectations.expect(key, len(create), len(del))
+	c.expectations.ExpectCounts(key, len(create), len(del))
 	var firstErr error
 	for _, node := range create {
-		pod, err := c.client.CoreV1().Pods(ds.Namespace).Create(ctx, podForNode(ds, hash, node), metav1.CreateOptions{})
-		if err != nil {
-			c.expectations.observe(key, 1, 0)
-			if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
-				continue
-			}
-			c.recorder.Eventf(ds, nil, corev1.EventTypeWarning, "FailedCreate", "Create", "Error creating: %v", err)
-			firstErr = cmpErr(firstErr, err)
-			continue
+		pod, err := podForNode(ds, hash, node)
+		if err == nil {
+			_, err = c.podControl.Create(ctx, ds.Namespace, pod, ds)
 		}
-		c.recorder.Eventf(ds, pod, corev1.EventTypeNormal, "SuccessfulCreate", "Create", "Created pod: %v", pod.Name)
+		if err != nil {
+			c.expectations.Observed(key, 1, 0)
+			if !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+				firstErr = cmpErr(firstErr, err)
+			}
+		}
 	}
 	for _, name := range del {
-		err := c.client.CoreV1().Pods(ds.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
-		if err != nil {
-			c.expectations.observe(key, 0, 1)
-			if apierrors.IsNotFound(err) {
-				continue
+		if err := c.podControl.DeletePod(ctx, ds.Namespace, name, ds); err != nil {
+			c.expectations.Observed(key, 0, 1)
+			if !apierrors.IsNotFound(err) {
+				firstErr = cmpErr(firstErr, err)
 			}
-			c.recorder.Eventf(ds, nil, corev1.EventTypeWarning, "FailedDelete", "Delete", "Error deleting: %v", err)
-			firstErr = cmpErr(firstErr, err)
-			continue
 		}
-		c.recorder.Eventf(ds, nil, corev1.EventTypeNormal, "SuccessfulDelete", "Delete", "Deleted pod: %v", name)
 	}
 	return firstErr
 }

@@ -4,19 +4,17 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/clock"
+
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 )
 
-// This file holds the Pod helpers the controller needs (template,
-// expectations); they are meant to move into a shared podcontrol
-// package later.
+// This file holds what is special to a DaemonSet's Pods: the default
+// tolerations, the per-node affinity and the generation labels.
 
 var dsKind = appsv1.SchemeGroupVersion.WithKind("DaemonSet")
 
@@ -82,7 +80,7 @@ func templateGeneration(ds *appsv1.DaemonSet) *int64 {
 // tolerations, the generation and hash labels, and its required node
 // affinity replaced by a metadata.name match on node, so the scheduler
 // binds it there (upstream no longer sets nodeName itself).
-func podForNode(ds *appsv1.DaemonSet, hash, node string) *corev1.Pod {
+func podForNode(ds *appsv1.DaemonSet, hash, node string) (*corev1.Pod, error) {
 	t := ds.Spec.Template.DeepCopy()
 	addDefaultTolerations(&t.Spec)
 	if t.Labels == nil {
@@ -95,17 +93,12 @@ func podForNode(ds *appsv1.DaemonSet, hash, node string) *corev1.Pod {
 		t.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = hash
 	}
 	t.Spec.Affinity = nodeNameAffinity(t.Spec.Affinity, node)
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName:    ds.Name + "-",
-			Namespace:       ds.Namespace,
-			Labels:          t.Labels,
-			Annotations:     t.Annotations,
-			Finalizers:      t.Finalizers,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, dsKind)},
-		},
-		Spec: t.Spec,
+	pod, err := podcontrol.PodFromTemplate(t, ds, podcontrol.NewControllerRef(ds, metav1.GroupVersionKind(dsKind)))
+	if err != nil {
+		return nil, err
 	}
+	pod.Namespace = ds.Namespace
+	return pod, nil
 }
 
 // nodeNameAffinity replaces the required node selector terms with one
@@ -149,29 +142,6 @@ func isUpdated(pod *corev1.Pod, hash string, gen *int64) bool {
 		(gen != nil && pod.Labels[TemplateGenerationLabel] == fmt.Sprint(*gen))
 }
 
-func readyCondition(pod *corev1.Pod) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if c := &pod.Status.Conditions[i]; c.Type == corev1.PodReady {
-			if c.Status == corev1.ConditionTrue {
-				return c
-			}
-			return nil
-		}
-	}
-	return nil
-}
-
-func isReady(pod *corev1.Pod) bool { return readyCondition(pod) != nil }
-
-func isAvailable(pod *corev1.Pod, minReadySeconds int32, now time.Time) bool {
-	c := readyCondition(pod)
-	if c == nil {
-		return false
-	}
-	return minReadySeconds == 0 ||
-		(!c.LastTransitionTime.IsZero() && c.LastTransitionTime.Add(time.Duration(minReadySeconds)*time.Second).Before(now))
-}
-
 // sortPods puts bound Pods first, then the oldest, then by name.
 func sortPods(pods []*corev1.Pod) {
 	sort.SliceStable(pods, func(i, j int) bool {
@@ -184,58 +154,4 @@ func sortPods(pods []*corev1.Pod) {
 		}
 		return a.CreationTimestamp.Before(&b.CreationTimestamp)
 	})
-}
-
-// expectationsTTL is how long unobserved creations and deletions are
-// waited for before a sync acts again anyway (upstream's 5 minutes).
-const expectationsTTL = 5 * time.Minute
-
-// expectations counts the creations and deletions a controller made and
-// has not yet seen in its informer, per owner key, so a sync does not
-// act twice on a stale cache.
-type expectations struct {
-	mu    sync.Mutex
-	clock clock.PassiveClock
-	m     map[string]*expected
-}
-
-type expected struct {
-	adds, dels int
-	at         time.Time
-}
-
-func newExpectations(clk clock.PassiveClock) *expectations {
-	return &expectations{clock: clk, m: map[string]*expected{}}
-}
-
-func (e *expectations) expect(key string, adds, dels int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.m[key] = &expected{adds: adds, dels: dels, at: e.clock.Now()}
-}
-
-func (e *expectations) observe(key string, adds, dels int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if x, ok := e.m[key]; ok {
-		x.adds -= adds
-		x.dels -= dels
-	}
-}
-
-func (e *expectations) satisfied(key string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	x, ok := e.m[key]
-	if !ok || (x.adds <= 0 && x.dels <= 0) || e.clock.Since(x.at) > expectationsTTL {
-		delete(e.m, key)
-		return true
-	}
-	return false
-}
-
-func (e *expectations) forget(key string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.m, key)
 }

@@ -13,11 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 
-	"github.com/kapi-dev/kapi/internal/controllers/controllerref"
 	"github.com/kapi-dev/kapi/internal/controllers/history"
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 )
 
 // templateHash is upstream's ComputeHash of the template and collision
@@ -151,17 +150,13 @@ func (c *Controller) podsByNode(ctx context.Context, ds *appsv1.DaemonSet, selec
 	if err != nil {
 		return nil, err
 	}
-	m := &controllerref.Manager{
-		Controller: ds, Kind: dsKind, Selector: selector,
-		Fresh: func(ctx context.Context) (metav1.Object, error) {
+	m := &podcontrol.RefManager{
+		Owner: ds, OwnerGVK: metav1.GroupVersionKind(dsKind), Selector: selector,
+		CanAdopt: podcontrol.RecheckDeletion(func(ctx context.Context) (metav1.Object, error) {
 			return c.client.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
-		},
-		Patch: func(ctx context.Context, name string, patch []byte) error {
-			_, err := c.client.CoreV1().Pods(ds.Namespace).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
-			return err
-		},
+		}, dsKind.Kind, ds),
 	}
-	pods, err := controllerref.Claim(ctx, m, all)
+	pods, err := podcontrol.ClaimPatching(ctx, m, all, (&podcontrol.Control{Client: c.client}).PatchPod)
 	if err != nil {
 		return nil, err
 	}

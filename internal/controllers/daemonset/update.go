@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 )
 
 // rollingUpdate replaces old Pods as upstream: without surge it deletes
@@ -48,12 +50,12 @@ func (c *Controller) rollingUpdate(ctx context.Context, ds *appsv1.DaemonSet, no
 		newPod, oldPod, ok := splitPods(byNode[node], hash, gen)
 		switch {
 		case !ok || oldPod == nil:
-		case newPod == nil && !isAvailable(oldPod, ds.Spec.MinReadySeconds, now):
+		case newPod == nil && !podcontrol.IsAvailable(oldPod, ds.Spec.MinReadySeconds, now):
 			allowed = append(allowed, node)
 		case newPod == nil && surging < maxSurge:
 			candidates = append(candidates, node)
 		case newPod == nil:
-		case !isAvailable(newPod, ds.Spec.MinReadySeconds, now):
+		case !podcontrol.IsAvailable(newPod, ds.Spec.MinReadySeconds, now):
 			surging++
 		default:
 			del = append(del, oldPod.Name)
@@ -72,10 +74,10 @@ func oldPodsToDelete(ds *appsv1.DaemonSet, byNode map[string][]*corev1.Pod, name
 		case !ok, (oldPod == nil) == (newPod == nil):
 			unavailable++
 		case newPod != nil:
-			if !isAvailable(newPod, ds.Spec.MinReadySeconds, now) {
+			if !podcontrol.IsAvailable(newPod, ds.Spec.MinReadySeconds, now) {
 				unavailable++
 			}
-		case !isAvailable(oldPod, ds.Spec.MinReadySeconds, now):
+		case !podcontrol.IsAvailable(oldPod, ds.Spec.MinReadySeconds, now):
 			allowed = append(allowed, oldPod.Name)
 		case unavailable < maxUnavailable:
 			candidates = append(candidates, oldPod.Name)
@@ -134,9 +136,9 @@ func (c *Controller) updateStatus(ctx context.Context, ds *appsv1.DaemonSet, nod
 		}
 		current++
 		sortPods(pods)
-		if isReady(pods[0]) {
+		if podcontrol.IsReady(pods[0]) {
 			ready++
-			if isAvailable(pods[0], ds.Spec.MinReadySeconds, now) {
+			if podcontrol.IsAvailable(pods[0], ds.Spec.MinReadySeconds, now) {
 				available++
 			}
 		}

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
 
@@ -37,6 +38,7 @@ type Controller struct {
 	dLister   appslisters.DeploymentLister
 	rsLister  appslisters.ReplicaSetLister
 	podLister corelisters.PodLister
+	owners    podcontrol.Owners[*appsv1.Deployment]
 	clock     clock.Clock
 	queue     workqueue.TypedRateLimitingInterface[string]
 	synced    []cache.InformerSynced
@@ -54,26 +56,25 @@ func New(client kubernetes.Interface, ds appsinformers.DeploymentInformer, rss a
 		queue:  worker.NewQueue("deployment"),
 		synced: []cache.InformerSynced{ds.Informer().HasSynced, rss.Informer().HasSynced, pods.Informer().HasSynced},
 	}
-	handlers := []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandler
-	}{
-		{ds.Informer(), cache.ResourceEventHandlerFuncs{
-			AddFunc:    c.enqueue,
-			UpdateFunc: func(_, obj any) { c.enqueue(obj) },
-			DeleteFunc: c.enqueue,
-		}},
-		{rss.Informer(), cache.ResourceEventHandlerFuncs{
+	c.owners = podcontrol.Owners[*appsv1.Deployment]{
+		Kind: DeploymentKind.Kind,
+		Get:  func(ns, name string) (*appsv1.Deployment, error) { return c.dLister.Deployments(ns).Get(name) },
+		List: func(ns string) ([]*appsv1.Deployment, error) {
+			return c.dLister.Deployments(ns).List(labels.Everything())
+		},
+		Selector: func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector },
+	}
+	err := worker.AddHandlers(
+		worker.Handler{Informer: ds.Informer(), Funcs: worker.EnqueueAll(c.queue)},
+		worker.Handler{Informer: rss.Informer(), Funcs: cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.addReplicaSet,
 			UpdateFunc: c.updateReplicaSet,
 			DeleteFunc: c.deleteReplicaSet,
 		}},
-		{pods.Informer(), cache.ResourceEventHandlerFuncs{DeleteFunc: c.deletePod}},
-	}
-	for _, h := range handlers {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
-			return nil, err
-		}
+		worker.Handler{Informer: pods.Informer(), Funcs: cache.ResourceEventHandlerFuncs{DeleteFunc: c.deletePod}},
+	)
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -83,43 +84,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.RunSynced(ctx, c.queue, workers, c.logger, c.synced, c.sync)
 }
 
-func (c *Controller) enqueue(obj any) {
-	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.queue.Add(key)
-	}
-}
-
 func dKey(d *appsv1.Deployment) string { return d.Namespace + "/" + d.Name }
-
-// resolve is the Deployment a controllerRef names, if it still exists.
-func (c *Controller) resolve(ns string, ref *metav1.OwnerReference) *appsv1.Deployment {
-	if ref.Kind != DeploymentKind.Kind {
-		return nil
-	}
-	d, err := c.dLister.Deployments(ns).Get(ref.Name)
-	if err != nil || d.UID != ref.UID {
-		return nil
-	}
-	return d
-}
-
-// deploymentsFor are the Deployments whose selector matches an orphan
-// ReplicaSet.
-func (c *Controller) deploymentsFor(rs *appsv1.ReplicaSet) []*appsv1.Deployment {
-	all, err := c.dLister.Deployments(rs.Namespace).List(labels.Everything())
-	if err != nil {
-		return nil
-	}
-	var out []*appsv1.Deployment
-	for _, d := range all {
-		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(rs.Labels)) {
-			continue
-		}
-		out = append(out, d)
-	}
-	return out
-}
 
 func (c *Controller) addReplicaSet(obj any) {
 	rs := obj.(*appsv1.ReplicaSet)
@@ -133,7 +98,7 @@ func (c *Controller) addReplicaSet(obj any) {
 		}
 		return
 	}
-	for _, d := range c.deploymentsFor(rs) {
+	for _, d := range c.owners.Selecting(rs.Namespace, rs.Labels) {
 		c.queue.Add(dKey(d))
 	}
 }
@@ -157,22 +122,16 @@ func (c *Controller) updateReplicaSet(oldObj, curObj any) {
 		return
 	}
 	if refChanged || !labels.Equals(old.Labels, cur.Labels) {
-		for _, d := range c.deploymentsFor(cur) {
+		for _, d := range c.owners.Selecting(cur.Namespace, cur.Labels) {
 			c.queue.Add(dKey(d))
 		}
 	}
 }
 
 func (c *Controller) deleteReplicaSet(obj any) {
-	rs, ok := obj.(*appsv1.ReplicaSet)
+	rs, ok := podcontrol.FromEvent[*appsv1.ReplicaSet](obj)
 	if !ok {
-		tomb, ok := obj.(cache.DeletedFinalStateUnknown)
-		if !ok {
-			return
-		}
-		if rs, ok = tomb.Obj.(*appsv1.ReplicaSet); !ok {
-			return
-		}
+		return
 	}
 	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
 		if d := c.resolve(rs.Namespace, ref); d != nil {
@@ -184,15 +143,9 @@ func (c *Controller) deleteReplicaSet(obj any) {
 // deletePod wakes a Recreate Deployment: it waits for its old Pods to
 // be gone before it scales the new ReplicaSet up.
 func (c *Controller) deletePod(obj any) {
-	pod, ok := obj.(*corev1.Pod)
+	pod, ok := podcontrol.FromEvent[*corev1.Pod](obj)
 	if !ok {
-		tomb, ok := obj.(cache.DeletedFinalStateUnknown)
-		if !ok {
-			return
-		}
-		if pod, ok = tomb.Obj.(*corev1.Pod); !ok {
-			return
-		}
+		return
 	}
 	ref := metav1.GetControllerOfNoCopy(pod)
 	if ref == nil || ref.Kind != "ReplicaSet" {
@@ -209,4 +162,10 @@ func (c *Controller) deletePod(obj any) {
 	if d := c.resolve(rs.Namespace, rsRef); d != nil && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		c.queue.Add(dKey(d))
 	}
+}
+
+// resolve is the Deployment a controllerRef names, if it still exists.
+func (c *Controller) resolve(ns string, ref *metav1.OwnerReference) *appsv1.Deployment {
+	d, _ := c.owners.Resolve(ns, ref)
+	return d
 }

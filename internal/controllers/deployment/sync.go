@@ -89,13 +89,10 @@ func (c *Controller) claimReplicaSets(ctx context.Context, d *appsv1.Deployment)
 			return c.client.AppsV1().Deployments(d.Namespace).Get(ctx, d.Name, metav1.GetOptions{})
 		}, "Deployment", d),
 	}
-	patch := func(ctx context.Context, rs *appsv1.ReplicaSet, body []byte) error {
-		_, err := c.client.AppsV1().ReplicaSets(rs.Namespace).Patch(ctx, rs.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{})
+	return podcontrol.ClaimPatching(ctx, m, all, func(ctx context.Context, ns, name string, body []byte) error {
+		_, err := c.client.AppsV1().ReplicaSets(ns).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{})
 		return err
-	}
-	return podcontrol.Claim(ctx, m, all,
-		func(ctx context.Context, rs *appsv1.ReplicaSet) error { return patch(ctx, rs, m.AdoptPatch(rs.UID)) },
-		func(ctx context.Context, rs *appsv1.ReplicaSet) error { return patch(ctx, rs, m.ReleasePatch(rs.UID)) })
+	})
 }
 
 // checkPausedConditions sets Progressing Unknown DeploymentPaused or

@@ -12,14 +12,15 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kapi-dev/kapi/internal/controllers/controllertest"
 )
 
-var created = metav1.NewTime(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC))
+var created = controllertest.Created
 
 func service(mutate ...func(*corev1.Service)) *corev1.Service {
 	s := &corev1.Service{
@@ -37,29 +38,8 @@ func service(mutate ...func(*corev1.Service)) *corev1.Service {
 	return s
 }
 
-func pod(name, ip string, ready bool, mutate ...func(*corev1.Pod)) *corev1.Pod {
-	status := corev1.ConditionFalse
-	if ready {
-		status = corev1.ConditionTrue
-	}
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name), Labels: map[string]string{"app": "web"}},
-		Spec: corev1.PodSpec{
-			NodeName:   "node-1",
-			Containers: []corev1.Container{{Name: "c", Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}}},
-		},
-		Status: corev1.PodStatus{
-			Phase:      corev1.PodRunning,
-			PodIP:      ip,
-			PodIPs:     []corev1.PodIP{{IP: ip}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status, LastTransitionTime: created}},
-		},
-	}
-	for _, m := range mutate {
-		m(p)
-	}
-	return p
-}
+// pod is the serving Pod fixture.
+var pod = controllertest.WebPod
 
 var node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{corev1.LabelTopologyZone: "zone-a"}}}
 

@@ -29,7 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 
-	"github.com/kapi-dev/kapi/internal/controllers/controllerref"
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 )
 
 // HashLabel is the label holding a revision's hash.
@@ -159,14 +159,14 @@ func (h *History) Claim(ctx context.Context, parent metav1.Object, kind schema.G
 	if err != nil {
 		return nil, err
 	}
-	m := &controllerref.Manager{
-		Controller: parent, Kind: kind, Selector: selector, Fresh: fresh,
-		Patch: func(ctx context.Context, name string, patch []byte) error {
-			_, err := h.Client.AppsV1().ControllerRevisions(parent.GetNamespace()).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
-			return err
-		},
+	m := &podcontrol.RefManager{
+		Owner: parent, OwnerGVK: metav1.GroupVersionKind(kind), Selector: selector,
+		CanAdopt: podcontrol.RecheckDeletion(fresh, kind.Kind, parent),
 	}
-	return controllerref.Claim(ctx, m, all)
+	return podcontrol.ClaimPatching(ctx, m, all, func(ctx context.Context, ns, name string, body []byte) error {
+		_, err := h.Client.AppsV1().ControllerRevisions(ns).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{})
+		return err
+	})
 }
 
 // Create stores cr under the name its hash and *collisionCount give; a

@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 )
 
 // podsOf returns the Pods the Job controls after claiming, as upstream's
@@ -29,68 +31,35 @@ func (c *Controller) podsOf(ctx context.Context, job *batchv1.Job) ([]*corev1.Po
 	if err != nil {
 		return nil, err
 	}
-	var out []*corev1.Pod
-	var errs []error
-	canAdopt := adoptionCheck(ctx, c, job)
-	for _, p := range all {
-		ref := metav1.GetControllerOf(p)
-		matches := sel.Matches(labels.Set(p.Labels))
-		switch {
-		case ref != nil && ref.UID == job.UID && matches:
-			out = append(out, p)
-		case ref != nil && ref.UID == job.UID:
-			if job.DeletionTimestamp == nil {
-				if err := c.release(ctx, job, p); err != nil {
-					errs = append(errs, err)
-				}
-			}
-		case ref == nil && matches && p.DeletionTimestamp == nil && job.DeletionTimestamp == nil:
-			if err := canAdopt(); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if err := c.adopt(ctx, job, p); err != nil {
-				if !apierrors.IsNotFound(err) {
-					errs = append(errs, err)
-				}
-				continue
-			}
-			// Counted from now on as a Pod of the Job, finalizer included.
-			adopted := p.DeepCopy()
-			adopted.OwnerReferences = append(adopted.OwnerReferences, *metav1.NewControllerRef(job, jobKind))
-			if !hasFinalizer(adopted) {
-				adopted.Finalizers = append(adopted.Finalizers, batchv1.JobTrackingFinalizer)
-			}
-			out = append(out, adopted)
-		}
+	m := &podcontrol.RefManager{
+		Owner: job, OwnerGVK: metav1.GroupVersionKind(jobKind), Selector: sel,
+		CanAdopt: podcontrol.RecheckDeletion(func(ctx context.Context) (metav1.Object, error) {
+			return c.client.BatchV1().Jobs(job.Namespace).Get(ctx, job.Name, metav1.GetOptions{})
+		}, jobKind.Kind, job),
 	}
-	if len(errs) > 0 {
-		return out, errs[0]
-	}
-	return out, nil
-}
-
-// adoptionCheck reads the Job afresh once, before the first adoption: a
-// Job being deleted, or replaced under the same name, adopts nothing.
-func adoptionCheck(ctx context.Context, c *Controller, job *batchv1.Job) func() error {
-	var checked bool
-	var result error
-	return func() error {
-		if checked {
-			return result
+	adopted := sets.New[types.UID]()
+	adopt := func(ctx context.Context, p *corev1.Pod) error {
+		if err := c.adopt(ctx, job, p); err != nil {
+			return err
 		}
-		checked = true
-		fresh, err := c.client.BatchV1().Jobs(job.Namespace).Get(ctx, job.Name, metav1.GetOptions{})
-		switch {
-		case err != nil:
-			result = err
-		case fresh.UID != job.UID:
-			result = fmt.Errorf("original Job %v/%v is gone: got uid %v, wanted %v", job.Namespace, job.Name, fresh.UID, job.UID)
-		case fresh.DeletionTimestamp != nil:
-			result = fmt.Errorf("%v/%v has just been deleted at %v", job.Namespace, job.Name, fresh.DeletionTimestamp)
-		}
-		return result
+		adopted.Insert(p.UID)
+		return nil
 	}
+	release := func(ctx context.Context, p *corev1.Pod) error { return c.release(ctx, job, p) }
+	out, err := podcontrol.Claim(ctx, m, all, adopt, release)
+	for i, p := range out {
+		if !adopted.Has(p.UID) {
+			continue
+		}
+		// Counted from now on as a Pod of the Job, finalizer included.
+		a := p.DeepCopy()
+		a.OwnerReferences = append(a.OwnerReferences, *metav1.NewControllerRef(job, jobKind))
+		if !hasFinalizer(a) {
+			a.Finalizers = append(a.Finalizers, batchv1.JobTrackingFinalizer)
+		}
+		out[i] = a
+	}
+	return out, err
 }
 
 // adopt adds the Job as controller and the tracking finalizer, guarded by
@@ -123,5 +92,24 @@ func (c *Controller) release(ctx context.Context, job *batchv1.Job, pod *corev1.
 		// Gone, or its UID changed: nothing of ours to release.
 		return nil
 	}
+	return err
+}
+
+// removeFinalizer drops the job-tracking finalizer with a strategic merge
+// patch, as upstream does, so other finalizers are left alone.
+func (c *Controller) removeFinalizer(ctx context.Context, pod *corev1.Pod) error {
+	patch := []byte(`{"metadata":{"$deleteFromPrimitiveList/finalizers":["` + batchv1.JobTrackingFinalizer + `"]}}`)
+	return c.pods.PatchPod(ctx, pod.Namespace, pod.Name, patch)
+}
+
+// createPod creates one Pod of job from template (the Job's, or an
+// index's) named generateName plus a random suffix.
+func (c *Controller) createPod(ctx context.Context, job *batchv1.Job, template *corev1.PodTemplateSpec, generateName string) error {
+	pod, err := podcontrol.PodFromTemplate(template, job, podcontrol.NewControllerRef(job, metav1.GroupVersionKind(jobKind)))
+	if err != nil {
+		return err
+	}
+	pod.Namespace, pod.GenerateName = job.Namespace, generateName
+	_, err = c.pods.Create(ctx, job.Namespace, pod, job)
 	return err
 }

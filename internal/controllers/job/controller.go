@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
 
@@ -48,7 +49,7 @@ const (
 // Controller runs Jobs.
 type Controller struct {
 	client   kubernetes.Interface
-	pods     podControl
+	pods     *podcontrol.Control
 	recorder events.EventRecorder
 	jobs     batchlisters.JobLister
 	podStore corelisters.PodLister
@@ -72,7 +73,7 @@ func New(client kubernetes.Interface, jobs batchinformers.JobInformer, pods core
 		return workqueue.NewTypedItemExponentialFailureRateLimiter[string](apiBackoff, maxAPIBackoff)
 	}
 	c := &Controller{
-		client: client, pods: podControl{client: client, recorder: recorder}, recorder: recorder,
+		client: client, pods: &podcontrol.Control{Client: client, Recorder: recorder}, recorder: recorder,
 		jobs: jobs.Lister(), podStore: pods.Lister(),
 		synced:  []cache.InformerSynced{jobs.Informer().HasSynced, pods.Informer().HasSynced},
 		queue:   workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), workqueue.TypedRateLimitingQueueConfig[string]{Name: "job", Clock: clk}),
@@ -185,7 +186,7 @@ func (c *Controller) addPod(obj any) {
 		return
 	}
 	key, _ := cache.MetaNamespaceKeyFunc(job)
-	c.exp.observed(key, 1, 0)
+	c.exp.Observed(key, 1, 0)
 	c.enqueueBatched(job)
 }
 
@@ -255,7 +256,7 @@ func (c *Controller) deletePod(obj any, final bool) {
 		return
 	}
 	key, _ := cache.MetaNamespaceKeyFunc(job)
-	c.exp.observed(key, 0, 1)
+	c.exp.Observed(key, 0, 1)
 	if final || !hasFinalizer(pod) {
 		c.exp.finalizerRemovalObserved(key, pod.UID)
 	}
@@ -279,7 +280,7 @@ func (c *Controller) syncOrphanPod(ctx context.Context, key string) error {
 	if job := c.resolve(ns, metav1.GetControllerOf(pod)); job != nil && !finished(job) {
 		return nil
 	}
-	if err := c.pods.removeFinalizer(ctx, pod); err != nil && !apierrors.IsNotFound(err) {
+	if err := c.removeFinalizer(ctx, pod); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	return nil

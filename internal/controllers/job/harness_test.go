@@ -2,25 +2,22 @@ package job
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/internal/controllers/controllertest"
 )
 
 var t0 = time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
@@ -38,18 +35,8 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	client := fake.NewClientset()
-	var n atomic.Int32
 	// The fake API neither generates names nor assigns UIDs.
-	client.PrependReactor("create", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		obj := a.(k8stesting.CreateAction).GetObject().(metav1.Object)
-		i := n.Add(1)
-		if obj.GetName() == "" {
-			obj.SetName(fmt.Sprintf("%s%05d", obj.GetGenerateName(), i))
-		}
-		obj.SetUID(types.UID(fmt.Sprintf("uid-%d", i)))
-		return false, nil, nil
-	})
+	client := controllertest.NewClientset(controllertest.ServerDefaults{})
 	factory := informers.NewSharedInformerFactory(client, 0)
 	clk := clocktesting.NewFakeClock(t0)
 	rec := events.NewFakeRecorder(1000)
@@ -71,24 +58,12 @@ func (h *harness) refresh() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	var objs []any
-	for i := range jobs.Items {
-		objs = append(objs, &jobs.Items[i])
-	}
-	if err := h.factory.Batch().V1().Jobs().Informer().GetIndexer().Replace(objs, ""); err != nil {
-		h.t.Fatal(err)
-	}
+	controllertest.Replace(h.t, h.factory.Batch().V1().Jobs().Informer(), jobs.Items)
 	pods, err := h.client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	objs = nil
-	for i := range pods.Items {
-		objs = append(objs, &pods.Items[i])
-	}
-	if err := h.factory.Core().V1().Pods().Informer().GetIndexer().Replace(objs, ""); err != nil {
-		h.t.Fatal(err)
-	}
+	controllertest.Replace(h.t, h.factory.Core().V1().Pods().Informer(), pods.Items)
 	// The stores now show every write: what the event handlers would
 	// have told the expectations.
 	h.c.exp = newExpectations(h.clock)

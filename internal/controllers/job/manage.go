@@ -21,7 +21,7 @@ func (c *Controller) manage(ctx context.Context, sc *syncCtx) (int32, error) {
 	job := sc.job
 	active := int32(len(sc.active))
 	if suspended(job) {
-		c.exp.expect(sc.key, 0, len(sc.active))
+		c.exp.ExpectCounts(sc.key, 0, len(sc.active))
 		ready, removed, err := c.deleteActive(ctx, job, sc.active, true)
 		sc.terminating += removed
 		sc.ready -= ready
@@ -39,7 +39,7 @@ func (c *Controller) manage(ctx context.Context, sc *syncCtx) (int32, error) {
 		if len(rm) > maxCreatePerSync {
 			rm = rm[:maxCreatePerSync]
 		}
-		c.exp.expect(sc.key, 0, len(rm))
+		c.exp.ExpectCounts(sc.key, 0, len(rm))
 		ready, removed, err := c.deleteActive(ctx, job, rm, true)
 		sc.terminating += removed
 		sc.ready -= ready
@@ -92,7 +92,7 @@ func (c *Controller) createPods(ctx context.Context, sc *syncCtx, n int, indexes
 	if !hasString(template.Finalizers, batchv1.JobTrackingFinalizer) {
 		template.Finalizers = append(template.Finalizers, batchv1.JobTrackingFinalizer)
 	}
-	c.exp.expect(sc.key, n, 0)
+	c.exp.ExpectCounts(sc.key, n, 0)
 	var created atomic.Int32
 	var errs []error
 	var mu sync.Mutex
@@ -107,12 +107,12 @@ func (c *Controller) createPods(ctx context.Context, sc *syncCtx, n int, indexes
 				gen = indexedGenerateName(job.Name, ix)
 			}
 			wg.Go(func() {
-				err := c.pods.create(ctx, job, t, gen)
+				err := c.createPod(ctx, job, t, gen)
 				if err == nil {
 					created.Add(1)
 					return
 				}
-				c.exp.observed(sc.key, 1, 0)
+				c.exp.Observed(sc.key, 1, 0)
 				if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 					return
 				}
@@ -124,7 +124,7 @@ func (c *Controller) createPods(ctx context.Context, sc *syncCtx, n int, indexes
 		wg.Wait()
 		done += batch
 		if failed {
-			c.exp.observed(sc.key, n-done, 0)
+			c.exp.Observed(sc.key, n-done, 0)
 			break
 		}
 	}
@@ -185,14 +185,14 @@ func (c *Controller) deleteActive(ctx context.Context, job *batchv1.Job, pods []
 		wg.Go(func() {
 			err := error(nil)
 			if removeFinalizer && hasFinalizer(p) {
-				err = c.pods.removeFinalizer(ctx, p)
+				err = c.removeFinalizer(ctx, p)
 			}
 			if err == nil {
-				err = c.pods.delete(ctx, job, p)
+				err = c.pods.DeletePod(ctx, p.Namespace, p.Name, job)
 			}
 			if err != nil && !apierrors.IsNotFound(err) {
 				if removeFinalizer {
-					c.exp.observed(keyOf(job), 0, 1)
+					c.exp.Observed(keyOf(job), 0, 1)
 				}
 				mu.Lock()
 				errs = append(errs, err)

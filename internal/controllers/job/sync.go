@@ -63,7 +63,7 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	satisfied := c.exp.satisfied(key)
+	satisfied := c.exp.Satisfied(key)
 	sc := c.newSyncCtx(key, job, pods)
 	active := int32(len(sc.active))
 

@@ -172,7 +172,7 @@ func (c *Controller) flushAndRemove(ctx context.Context, sc *syncCtx, pods []*co
 		var wg sync.WaitGroup
 		for _, p := range pods {
 			wg.Go(func() {
-				err := c.pods.removeFinalizer(ctx, p)
+				err := c.removeFinalizer(ctx, p)
 				if err != nil {
 					c.exp.finalizerRemovalObserved(sc.key, p.UID)
 					if !apierrors.IsNotFound(err) {

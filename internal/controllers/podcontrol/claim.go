@@ -22,6 +22,9 @@ type RefManager struct {
 	Owner    metav1.Object
 	OwnerGVK metav1.GroupVersionKind
 	Selector labels.Selector
+	// Filter, when set, must accept an object besides the selector for it
+	// to match (a StatefulSet's Pods must be named as its members).
+	Filter func(metav1.Object) bool
 	// CanAdopt is asked once, before the first adoption: upstream
 	// re-reads the owner uncached so a deleted owner adopts nothing.
 	CanAdopt func(ctx context.Context) error
@@ -50,7 +53,7 @@ func Claim[T metav1.Object](ctx context.Context, m *RefManager, objs []T, adopt,
 }
 
 func (m *RefManager) claimOne(ctx context.Context, obj metav1.Object, adopt, release func(context.Context) error) (bool, error) {
-	matches := m.Selector.Matches(labels.Set(obj.GetLabels()))
+	matches := m.Selector.Matches(labels.Set(obj.GetLabels())) && (m.Filter == nil || m.Filter(obj))
 	if ref := metav1.GetControllerOfNoCopy(obj); ref != nil {
 		if ref.UID != m.Owner.GetUID() {
 			return false, nil // another controller's
@@ -136,13 +139,20 @@ func (m *RefManager) ReleasePatch(uid types.UID) []byte {
 	return b
 }
 
+// ClaimPatching is Claim with adoption and release as the strategic
+// merge patches AdoptPatch and ReleasePatch, applied by patch to the
+// object of that namespace and name.
+func ClaimPatching[T metav1.Object](ctx context.Context, m *RefManager, objs []T, patch func(ctx context.Context, namespace, name string, body []byte) error) ([]T, error) {
+	adopt := func(ctx context.Context, o T) error {
+		return patch(ctx, o.GetNamespace(), o.GetName(), m.AdoptPatch(o.GetUID()))
+	}
+	release := func(ctx context.Context, o T) error {
+		return patch(ctx, o.GetNamespace(), o.GetName(), m.ReleasePatch(o.GetUID()))
+	}
+	return Claim(ctx, m, objs, adopt, release)
+}
+
 // ClaimPods is Claim for Pods, patching them through c.
 func ClaimPods(ctx context.Context, m *RefManager, c *Control, pods []*corev1.Pod) ([]*corev1.Pod, error) {
-	adopt := func(ctx context.Context, p *corev1.Pod) error {
-		return c.PatchPod(ctx, p.Namespace, p.Name, m.AdoptPatch(p.UID))
-	}
-	release := func(ctx context.Context, p *corev1.Pod) error {
-		return c.PatchPod(ctx, p.Namespace, p.Name, m.ReleasePatch(p.UID))
-	}
-	return Claim(ctx, m, pods, adopt, release)
+	return ClaimPatching(ctx, m, pods, c.PatchPod)
 }

@@ -65,6 +65,26 @@ func (e *Expectations) ExpectDeletions(key string, objKeys []string) {
 	e.items[key] = &expectation{dels: int64(s.Len()), deleting: s, timestamp: e.clock.Now()}
 }
 
+// ExpectCounts replaces key's expectations with adds creates and dels
+// deletes counted but not tracked per object: upstream's
+// ControllerExpectations, which the DaemonSet and Job controllers use.
+func (e *Expectations) ExpectCounts(key string, adds, dels int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.items[key] = &expectation{adds: int64(adds), dels: int64(dels), deleting: sets.New[string](), timestamp: e.clock.Now()}
+}
+
+// Observed lowers key's expected creates by adds and deletes by dels,
+// for expectations set by ExpectCounts.
+func (e *Expectations) Observed(key string, adds, dels int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if x, ok := e.items[key]; ok {
+		x.adds -= int64(adds)
+		x.dels -= int64(dels)
+	}
+}
+
 // CreationObserved lowers key's expected creates by one: the informer
 // saw one, or a create that will never be seen failed or was skipped.
 func (e *Expectations) CreationObserved(key string) {

@@ -1,9 +1,11 @@
 // Package podcontrol is what kube-controller-manager's workload
 // controllers share: creating and deleting Pods from a PodTemplateSpec on
 // behalf of an owner (with its events), the controller-ref manager that
-// adopts and releases objects by selector, expectations that keep a
-// controller from acting twice on a stale cache, slow-start batches and
-// the ranking of Pods to delete first.
+// adopts and releases objects by selector, finding the owners an
+// informer event concerns, the Pod predicates they all ask (ready,
+// available, active), expectations that keep a controller from acting
+// twice on a stale cache, slow-start batches and the ranking of Pods to
+// delete first.
 package podcontrol
 
 import (
@@ -110,6 +112,13 @@ func (c *Control) CreatePod(ctx context.Context, namespace string, template *cor
 	if err != nil {
 		return nil, err
 	}
+	return c.Create(ctx, namespace, pod, parent)
+}
+
+// Create creates pod, built for parent by the caller (a DaemonSet's Pod
+// for a node, a Job's indexed Pod), and records the events CreatePod
+// records.
+func (c *Control) Create(ctx context.Context, namespace string, pod *corev1.Pod, parent owner) (*corev1.Pod, error) {
 	created, err := c.Client.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		if !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {

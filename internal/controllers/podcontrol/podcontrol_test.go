@@ -79,6 +79,23 @@ func TestExpectations(t *testing.T) {
 	}
 }
 
+// TestExpectCounts: counted expectations (the DaemonSet's and Job's)
+// are met once as many creates and deletes were observed.
+func TestExpectCounts(t *testing.T) {
+	e := NewExpectations(clocktesting.NewFakeClock(time.Now()))
+	e.ExpectCounts("ns/ds", 2, 1)
+	for _, step := range []struct{ adds, dels int }{{1, 0}, {0, 1}} {
+		e.Observed("ns/ds", step.adds, step.dels)
+		if e.Satisfied("ns/ds") {
+			t.Fatalf("satisfied after observing %+v", step)
+		}
+	}
+	e.Observed("ns/ds", 1, 0)
+	if !e.Satisfied("ns/ds") {
+		t.Fatal("everything observed must satisfy")
+	}
+}
+
 func pod(name string, lbls map[string]string, owner types.UID) *corev1.Pod {
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(name + "-uid"), Labels: lbls}}
 	if owner != "" {
@@ -215,4 +232,41 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestClaimPatchingFilter: through a real (fake) server, a matching
+// orphan is adopted with a blocking controller reference, a controlled
+// Pod that stopped matching is released, and a Pod the filter refuses
+// is neither adopted nor claimed.
+func TestClaimPatchingFilter(t *testing.T) {
+	ctx := context.Background()
+	owner := &metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "set"}
+	gvk := metav1.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}
+	app := map[string]string{"app": "web"}
+	pods := []*corev1.Pod{pod("web-0", app, "set"), pod("web-1", app, ""), pod("web-2", nil, "set"), pod("stranger", app, "")}
+	client := fake.NewClientset()
+	for _, p := range pods {
+		p.UID = types.UID(p.Name)
+		_ = client.Tracker().Add(p)
+	}
+	m := &RefManager{Owner: owner, OwnerGVK: gvk, Selector: labels.SelectorFromSet(app),
+		Filter: func(o metav1.Object) bool { return o.GetName() != "stranger" }}
+	got, err := ClaimPatching(ctx, m, pods, (&Control{Client: client}).PatchPod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := podNames(got); !equal(names, []string{"web-0", "web-1"}) {
+		t.Fatalf("claimed %v", names)
+	}
+	adopted, _ := client.CoreV1().Pods("ns").Get(ctx, "web-1", metav1.GetOptions{})
+	if ref := metav1.GetControllerOf(adopted); ref == nil || ref.UID != "set" || ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion {
+		t.Errorf("web-1 owners = %+v", adopted.OwnerReferences)
+	}
+	released, _ := client.CoreV1().Pods("ns").Get(ctx, "web-2", metav1.GetOptions{})
+	if len(released.OwnerReferences) != 0 {
+		t.Errorf("web-2 owners = %+v", released.OwnerReferences)
+	}
+	if stranger, _ := client.CoreV1().Pods("ns").Get(ctx, "stranger", metav1.GetOptions{}); len(stranger.OwnerReferences) != 0 {
+		t.Error("stranger adopted")
+	}
 }

@@ -37,8 +37,9 @@ func Filter(pods []*corev1.Pod, keep func(*corev1.Pod) bool) []*corev1.Pod {
 	return out
 }
 
-// readyCondition is the Pod's Ready condition, or nil.
-func readyCondition(p *corev1.Pod) *corev1.PodCondition {
+// ReadyCondition is the Pod's Ready condition whatever its status, or
+// nil.
+func ReadyCondition(p *corev1.Pod) *corev1.PodCondition {
 	for i := range p.Status.Conditions {
 		if p.Status.Conditions[i].Type == corev1.PodReady {
 			return &p.Status.Conditions[i]
@@ -49,13 +50,13 @@ func readyCondition(p *corev1.Pod) *corev1.PodCondition {
 
 // IsReady: the Ready condition is True.
 func IsReady(p *corev1.Pod) bool {
-	c := readyCondition(p)
+	c := ReadyCondition(p)
 	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 // IsAvailable: ready for at least minReadySeconds at now.
 func IsAvailable(p *corev1.Pod, minReadySeconds int32, now time.Time) bool {
-	c := readyCondition(p)
+	c := ReadyCondition(p)
 	if c == nil || c.Status != corev1.ConditionTrue {
 		return false
 	}
@@ -107,7 +108,7 @@ func (s RankedPods) Less(i, j int) bool {
 		return s.Rank[i] > s.Rank[j]
 	}
 	if IsReady(a) && IsReady(b) {
-		ta, tb := readyCondition(a).LastTransitionTime, readyCondition(b).LastTransitionTime
+		ta, tb := ReadyCondition(a).LastTransitionTime, ReadyCondition(b).LastTransitionTime
 		if !ta.Equal(&tb) {
 			return s.newer(a, b, ta, tb)
 		}

@@ -55,6 +55,7 @@ type ownerObject interface {
 // Controller keeps the Pods of ReplicaSets (or RCs).
 type Controller struct {
 	kind         kind
+	owners       podcontrol.Owners[*appsv1.ReplicaSet]
 	client       kubernetes.Interface
 	pods         *podcontrol.Control
 	podLister    corelisters.PodLister
@@ -78,6 +79,8 @@ func newController(k kind, owners cache.SharedIndexInformer, client kubernetes.I
 		queue:        worker.NewQueue(queueName),
 		synced:       []cache.InformerSynced{owners.HasSynced, pods.Informer().HasSynced},
 	}
+	c.owners = podcontrol.Owners[*appsv1.ReplicaSet]{Kind: k.gvk.Kind, Get: k.get, List: k.list,
+		Selector: func(rs *appsv1.ReplicaSet) *metav1.LabelSelector { return rs.Spec.Selector }}
 	if _, err := owners.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueue,
 		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
@@ -112,36 +115,6 @@ func (c *Controller) enqueue(obj any) {
 	}
 }
 
-// resolve is the owner a controllerRef names, if it is of our kind and
-// still the same object.
-func (c *Controller) resolve(ns string, ref *metav1.OwnerReference) *appsv1.ReplicaSet {
-	if ref.Kind != c.kind.gvk.Kind {
-		return nil
-	}
-	rs, err := c.kind.get(ns, ref.Name)
-	if err != nil || rs.UID != ref.UID {
-		return nil
-	}
-	return rs
-}
-
-// ownersOf are the owners whose selector matches an orphan Pod.
-func (c *Controller) ownersOf(pod *corev1.Pod) []*appsv1.ReplicaSet {
-	all, err := c.kind.list(pod.Namespace)
-	if err != nil {
-		return nil
-	}
-	var out []*appsv1.ReplicaSet
-	for _, rs := range all {
-		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		out = append(out, rs)
-	}
-	return out
-}
-
 func key(rs *appsv1.ReplicaSet) string { return rs.Namespace + "/" + rs.Name }
 
 func (c *Controller) addPod(obj any) {
@@ -158,7 +131,7 @@ func (c *Controller) addPod(obj any) {
 		}
 		return
 	}
-	for _, rs := range c.ownersOf(pod) {
+	for _, rs := range c.owners.Selecting(pod.Namespace, pod.Labels) {
 		c.queue.Add(key(rs))
 	}
 }
@@ -197,7 +170,7 @@ func (c *Controller) updatePod(oldObj, curObj any) {
 		return
 	}
 	if labelsChanged || refChanged {
-		for _, rs := range c.ownersOf(cur) {
+		for _, rs := range c.owners.Selecting(cur.Namespace, cur.Labels) {
 			c.queue.Add(key(rs))
 		}
 	}
@@ -211,15 +184,9 @@ func refEqual(a, b *metav1.OwnerReference) bool {
 }
 
 func (c *Controller) deletePod(obj any) {
-	pod, ok := obj.(*corev1.Pod)
+	pod, ok := podcontrol.FromEvent[*corev1.Pod](obj)
 	if !ok {
-		tomb, ok := obj.(cache.DeletedFinalStateUnknown)
-		if !ok {
-			return
-		}
-		if pod, ok = tomb.Obj.(*corev1.Pod); !ok {
-			return
-		}
+		return
 	}
 	ref := metav1.GetControllerOfNoCopy(pod)
 	if ref == nil {
@@ -232,3 +199,10 @@ func (c *Controller) deletePod(obj any) {
 }
 
 var everything = labels.Everything()
+
+// resolve is the owner a controllerRef names, if it is of our kind and
+// still the same object.
+func (c *Controller) resolve(ns string, ref *metav1.OwnerReference) *appsv1.ReplicaSet {
+	rs, _ := c.owners.Resolve(ns, ref)
+	return rs
+}

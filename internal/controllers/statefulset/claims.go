@@ -1,14 +1,10 @@
 package statefulset
 
 import (
-	"time"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-func timeDuration(ns int64) time.Duration { return time.Duration(ns) }
 
 // retention is the set's persistentVolumeClaimRetentionPolicy with
 // Retain for what is unset.

@@ -17,7 +17,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -28,8 +27,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
-	"github.com/kapi-dev/kapi/internal/controllers/controllerref"
 	"github.com/kapi-dev/kapi/internal/controllers/history"
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
 
@@ -69,18 +68,15 @@ func New(client kubernetes.Interface, sets appsinformers.StatefulSetInformer, po
 		clock:    clk,
 		logger:   logger,
 	}
-	if _, err := sets.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueue,
-		UpdateFunc: func(_, cur any) { c.enqueue(cur) },
-		DeleteFunc: c.enqueue,
-	}); err != nil {
-		return nil, err
-	}
-	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.podChanged,
-		UpdateFunc: func(old, cur any) { c.podChanged(old); c.podChanged(cur) },
-		DeleteFunc: c.podChanged,
-	}); err != nil {
+	err := worker.AddHandlers(
+		worker.Handler{Informer: sets.Informer(), Funcs: worker.EnqueueAll(c.queue)},
+		worker.Handler{Informer: pods.Informer(), Funcs: cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.podChanged,
+			UpdateFunc: func(old, cur any) { c.podChanged(old); c.podChanged(cur) },
+			DeleteFunc: c.podChanged,
+		}},
+	)
+	if err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -91,18 +87,9 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.RunSynced(ctx, c.queue, workers, c.logger, c.synced, c.Sync)
 }
 
-func (c *Controller) enqueue(obj any) {
-	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.queue.Add(key)
-	}
-}
-
 // podChanged wakes the set controlling the Pod.
 func (c *Controller) podChanged(obj any) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	pod, ok := obj.(*corev1.Pod)
+	pod, ok := podcontrol.FromEvent[*corev1.Pod](obj)
 	if !ok {
 		return
 	}
@@ -174,18 +161,14 @@ func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, sel
 	if err != nil {
 		return nil, err
 	}
-	m := &controllerref.Manager{
-		Controller: set, Kind: setKind, Selector: selector,
+	m := &podcontrol.RefManager{
+		Owner: set, OwnerGVK: metav1.GroupVersionKind(setKind), Selector: selector,
 		Filter: func(o metav1.Object) bool { return isMember(set, o.(*corev1.Pod)) },
-		Fresh: func(ctx context.Context) (metav1.Object, error) {
+		CanAdopt: podcontrol.RecheckDeletion(func(ctx context.Context) (metav1.Object, error) {
 			return c.client.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
-		},
-		Patch: func(ctx context.Context, name string, patch []byte) error {
-			_, err := c.client.CoreV1().Pods(set.Namespace).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
-			return err
-		},
+		}, setKind.Kind, set),
 	}
-	return controllerref.Claim(ctx, m, all)
+	return podcontrol.ClaimPatching(ctx, m, all, (&podcontrol.Control{Client: c.client}).PatchPod)
 }
 
 // requeueForAvailability syncs again when a ready Pod becomes available
@@ -196,8 +179,8 @@ func (c *Controller) requeueForAvailability(set *appsv1.StatefulSet, pods []*cor
 	}
 	wait := time.Duration(0)
 	for _, p := range pods {
-		rc := readyCondition(p)
-		if rc == nil || isAvailable(p, set.Spec.MinReadySeconds, c.clock) {
+		rc := podcontrol.ReadyCondition(p)
+		if !podcontrol.IsReady(p) || podcontrol.IsAvailable(p, set.Spec.MinReadySeconds, c.clock.Now()) {
 			continue
 		}
 		left := rc.LastTransitionTime.Add(time.Duration(set.Spec.MinReadySeconds)*time.Second).Sub(c.clock.Now()) + time.Second

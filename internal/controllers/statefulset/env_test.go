@@ -9,13 +9,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kapi-dev/kapi/internal/controllers/controllertest"
 )
 
 // env drives the controller over a fake clientset whose objects are
@@ -33,20 +32,10 @@ type env struct {
 
 func newEnv(t testing.TB, objs ...runtime.Object) *env {
 	t.Helper()
-	client := fake.NewClientset(objs...)
-	// The apiserver gives new Pods phase Pending and every object a UID.
-	client.PrependReactor("create", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		obj := a.(k8stesting.CreateAction).GetObject()
-		if m, ok := obj.(metav1.Object); ok && m.GetUID() == "" {
-			m.SetUID(types.UID(uuid.NewUUID()))
-		}
-		if pod, ok := obj.(*corev1.Pod); ok && pod.Status.Phase == "" {
-			pod.Status.Phase = corev1.PodPending
-		}
-		return false, nil, nil
-	})
-	f := informers.NewSharedInformerFactory(client, 0)
 	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC))
+	// The apiserver gives new Pods phase Pending and every object a UID.
+	client := controllertest.NewClientset(controllertest.ServerDefaults{PendingPods: true}, objs...)
+	f := informers.NewSharedInformerFactory(client, 0)
 	rec := events.NewFakeRecorder(1000)
 	apps, core := f.Apps().V1(), f.Core().V1()
 	c, err := New(client, apps.StatefulSets(), core.Pods(), core.PersistentVolumeClaims(), apps.ControllerRevisions(), rec, clk, nil)
@@ -64,31 +53,10 @@ func (e *env) refresh() {
 	pods, _ := e.client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 	claims, _ := e.client.CoreV1().PersistentVolumeClaims("").List(ctx, metav1.ListOptions{})
 	revs, _ := e.client.AppsV1().ControllerRevisions("").List(ctx, metav1.ListOptions{})
-	replace := func(inf interface{ Replace([]any, string) error }, items []any) {
-		if err := inf.Replace(items, ""); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	var l []any
-	for i := range sets.Items {
-		l = append(l, &sets.Items[i])
-	}
-	replace(e.factory.Apps().V1().StatefulSets().Informer().GetIndexer(), l)
-	l = nil
-	for i := range pods.Items {
-		l = append(l, &pods.Items[i])
-	}
-	replace(e.factory.Core().V1().Pods().Informer().GetIndexer(), l)
-	l = nil
-	for i := range claims.Items {
-		l = append(l, &claims.Items[i])
-	}
-	replace(e.factory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(), l)
-	l = nil
-	for i := range revs.Items {
-		l = append(l, &revs.Items[i])
-	}
-	replace(e.factory.Apps().V1().ControllerRevisions().Informer().GetIndexer(), l)
+	controllertest.Replace(e.t, e.factory.Apps().V1().StatefulSets().Informer(), sets.Items)
+	controllertest.Replace(e.t, e.factory.Core().V1().Pods().Informer(), pods.Items)
+	controllertest.Replace(e.t, e.factory.Core().V1().PersistentVolumeClaims().Informer(), claims.Items)
+	controllertest.Replace(e.t, e.factory.Apps().V1().ControllerRevisions().Informer(), revs.Items)
 }
 
 func (e *env) sync(ns, name string) {

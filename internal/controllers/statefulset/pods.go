@@ -9,11 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/utils/clock"
+
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 )
 
-// This file holds the Pod helpers the controller needs; they are meant
-// to move into a shared podcontrol package later.
+// This file holds what is special to a StatefulSet's Pods: ordinals,
+// names, identity labels and claims; what any workload controller asks
+// of a Pod is in podcontrol.
 
 var (
 	setKind = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
@@ -155,39 +157,8 @@ func isFailed(pod *corev1.Pod) bool      { return pod.Status.Phase == corev1.Pod
 func isSucceeded(pod *corev1.Pod) bool   { return pod.Status.Phase == corev1.PodSucceeded }
 func isTerminating(pod *corev1.Pod) bool { return pod.DeletionTimestamp != nil }
 
-func isReady(pod *corev1.Pod) bool {
-	return readyCondition(pod) != nil
-}
-
-// readyCondition is the Ready=True condition, nil when not ready.
-func readyCondition(pod *corev1.Pod) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		c := &pod.Status.Conditions[i]
-		if c.Type == corev1.PodReady {
-			if c.Status == corev1.ConditionTrue {
-				return c
-			}
-			return nil
-		}
-	}
-	return nil
-}
-
 func isRunningAndReady(pod *corev1.Pod) bool {
-	return pod.Status.Phase == corev1.PodRunning && isReady(pod)
-}
-
-// isAvailable: ready for at least minReadySeconds by clk.
-func isAvailable(pod *corev1.Pod, minReadySeconds int32, clk clock.PassiveClock) bool {
-	c := readyCondition(pod)
-	if c == nil {
-		return false
-	}
-	if minReadySeconds == 0 {
-		return true
-	}
-	d := int64(minReadySeconds) * 1e9
-	return !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Add(timeDuration(d)).Before(clk.Now())
+	return pod.Status.Phase == corev1.PodRunning && podcontrol.IsReady(pod)
 }
 
 func isHealthy(pod *corev1.Pod) bool { return isRunningAndReady(pod) && !isTerminating(pod) }

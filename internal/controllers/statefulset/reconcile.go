@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kapi-dev/kapi/internal/controllers/podcontrol"
 )
 
 // plan is one sync's view of a set: the versions of the set at the
@@ -117,7 +119,7 @@ func (c *Controller) computeStatus(set *appsv1.StatefulSet, pods []*corev1.Pod, 
 		}
 		if isRunningAndReady(pod) {
 			s.ReadyReplicas++
-			if isAvailable(pod, set.Spec.MinReadySeconds, c.clock) {
+			if podcontrol.IsAvailable(pod, set.Spec.MinReadySeconds, c.clock.Now()) {
 				s.AvailableReplicas++
 			}
 		}
@@ -168,7 +170,7 @@ func (c *Controller) processReplica(ctx context.Context, p *plan, i int) (stop b
 		}
 		return p.monotonic, nil
 	}
-	if p.monotonic && (isTerminating(pod) || !isRunningAndReady(pod) || !isAvailable(pod, p.set.Spec.MinReadySeconds, c.clock)) {
+	if p.monotonic && (isTerminating(pod) || !isRunningAndReady(pod) || !podcontrol.IsAvailable(pod, p.set.Spec.MinReadySeconds, c.clock.Now())) {
 		return true, nil
 	}
 	if err := c.fixClaims(ctx, p.set, pod); err != nil {
@@ -193,7 +195,7 @@ func (c *Controller) processCondemned(ctx context.Context, p *plan, pod, firstUn
 		return p.monotonic, nil
 	}
 	if p.monotonic && pod != firstUnhealthy &&
-		(!isRunningAndReady(pod) || !isAvailable(pod, p.set.Spec.MinReadySeconds, c.clock)) {
+		(!isRunningAndReady(pod) || !podcontrol.IsAvailable(pod, p.set.Spec.MinReadySeconds, c.clock.Now())) {
 		return true, nil
 	}
 	if err := c.fixClaims(ctx, p.set, pod); err != nil {
@@ -225,7 +227,7 @@ func (c *Controller) rollingUpdate(ctx context.Context, p *plan) error {
 	}
 	unavailable := 0
 	for _, pod := range p.replicas {
-		if !isHealthy(pod) || !isAvailable(pod, p.set.Spec.MinReadySeconds, c.clock) {
+		if !isHealthy(pod) || !podcontrol.IsAvailable(pod, p.set.Spec.MinReadySeconds, c.clock.Now()) {
 			unavailable++
 		}
 	}
