@@ -3,6 +3,8 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -18,9 +20,17 @@ import (
 )
 
 // benchDeployments is a third of the load (1,000 Deployments of
-// 3 replicas), so that CI's single run stays short; the time scales
-// linearly, and the note reports both.
-const benchDeployments = 300
+// 3 replicas), so that CI's single run stays short;
+// KAPI_BENCH_DEPLOYMENTS=1000 runs the full load.
+var benchDeployments = envInt("KAPI_BENCH_DEPLOYMENTS", 300)
+
+// envInt reads a positive count from the environment, or def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
 
 // BenchmarkDeploymentsCreatedAtOnce creates benchDeployments Deployments
 // of 3 replicas at once (20 clients) and waits until every ReplicaSet
