@@ -322,9 +322,27 @@ func TestGarbageCollectionWorkloads(t *testing.T) {
 			podGone(name + "-pod")
 		})
 	}
+	// gcObservedReplicaSets returns once the collector has seen every
+	// ReplicaSet created so far: a sentinel created after them, owned by
+	// a Deployment that never existed, is deleted only after its
+	// informer delivered the earlier ones. Without it an orphaning delete
+	// can race the collector's view of the dependents (upstream's
+	// collector has the same window) and the dependent is later
+	// collected as dangling.
+	gcObservedReplicaSets := func(name string) {
+		ghost := metav1.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: name + "-ghost", UID: "00000000-0000-0000-0000-00000000dead"}
+		if _, err := e.cs.AppsV1().ReplicaSets(e.ns).Create(ctx, &appsv1.ReplicaSet{
+			ObjectMeta: metav1.ObjectMeta{Name: name + "-sentinel", OwnerReferences: []metav1.OwnerReference{ghost}},
+			Spec:       appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: template},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rsGone(name + "-sentinel")
+	}
 	t.Run("Orphan", func(t *testing.T) {
 		p := metav1.DeletePropagationOrphan
 		build("web-orphan")
+		gcObservedReplicaSets("web-orphan")
 		if err := e.cs.AppsV1().Deployments(e.ns).Delete(ctx, "web-orphan", metav1.DeleteOptions{PropagationPolicy: &p}); err != nil {
 			t.Fatal(err)
 		}
