@@ -188,6 +188,7 @@ func ValidatePodStatusUpdate(pod, old *corev1.Pod) field.ErrorList {
 	}
 	allErrs = append(allErrs, validatePodTerminatedStates(pod.Status.ContainerStatuses, old.Status.ContainerStatuses, statusPath.Child("containerStatuses"), pod.Spec.RestartPolicy)...)
 	allErrs = append(allErrs, validatePodTerminatedStates(pod.Status.InitContainerStatuses, old.Status.InitContainerStatuses, statusPath.Child("initContainerStatuses"), pod.Spec.RestartPolicy)...)
+	allErrs = append(allErrs, validatePodResourceClaimStatuses(pod.Status.ResourceClaimStatuses, pod.Spec.ResourceClaims, statusPath.Child("resourceClaimStatuses"))...)
 	allErrs = append(allErrs, validatePodIPs(pod.Status.PodIPs, pod.Status.PodIP, statusPath)...)
 	return allErrs
 }

@@ -20,9 +20,11 @@ import (
 func ValidatePodSpec(spec *corev1.PodSpec, podMeta *metav1.ObjectMeta, fldPath *field.Path) field.ErrorList {
 	_ = podMeta
 	volumes, allErrs := validatePodVolumes(spec.Volumes, fldPath.Child("volumes"))
+	allErrs = append(allErrs, validatePodResourceClaims(spec.ResourceClaims, fldPath.Child("resourceClaims"))...)
 	allErrs = append(allErrs, validatePodContainers(spec.Containers, volumes, fldPath.Child("containers"))...)
 	allErrs = append(allErrs, validatePodInitContainers(spec.InitContainers, spec.Containers, volumes, fldPath.Child("initContainers"))...)
 	allErrs = append(allErrs, validatePodEphemeralContainers(spec, volumes, fldPath.Child("ephemeralContainers"))...)
+	allErrs = append(allErrs, validatePodContainerClaimRefs(spec, fldPath)...)
 	allErrs = append(allErrs, validatePodRestartPolicy(spec.RestartPolicy, fldPath.Child("restartPolicy"))...)
 	allErrs = append(allErrs, validatePodDNSPolicy(spec.DNSPolicy, fldPath.Child("dnsPolicy"))...)
 	allErrs = append(allErrs, metav1validation.ValidateLabels(spec.NodeSelector, fldPath.Child("nodeSelector"))...)
