@@ -26,6 +26,9 @@ type securityOptions struct {
 	TokenWebhookCacheTTL     time.Duration
 	TokenWebhookVersion      string
 	RequestHeader            controlplane.RequestHeaderConfig
+	// ProxyClientCertFile and ProxyClientKeyFile are the front-proxy
+	// client certificate the aggregator presents to remote APIServices.
+	ProxyClientCertFile, ProxyClientKeyFile string
 
 	AuthorizationModes                     []string
 	AuthorizationPolicyFile                string
@@ -130,6 +133,11 @@ func (o *securityOptions) addFlags(sets *namedFlagSets) {
 
 	fs = sets.FlagSet("etcd")
 	fs.StringVar(&o.EncryptionProviderConfig, "encryption-provider-config", o.EncryptionProviderConfig, "The file containing configuration for encryption providers to be used for storing secrets in etcd.")
+
+	// kube-apiserver lists these under "misc".
+	fs = sets.FlagSet("misc")
+	fs.StringVar(&o.ProxyClientCertFile, "proxy-client-cert-file", o.ProxyClientCertFile, "Client certificate the aggregator presents when it proxies a request to an aggregated API server (a remote APIService). It should be signed by a CA in --requestheader-client-ca-file, which kapi publishes in the kube-system/extension-apiserver-authentication ConfigMap for those servers to verify it. Without it (and --proxy-client-key-file), no client certificate is sent. kapi does not use it for admission webhooks.")
+	fs.StringVar(&o.ProxyClientKeyFile, "proxy-client-key-file", o.ProxyClientKeyFile, "Private key of --proxy-client-cert-file.")
 }
 
 func (o *securityOptions) validate() []error {
@@ -148,8 +156,9 @@ func (o *securityOptions) validate() []error {
 	if o.AuthorizationWebhookVersion != "v1" {
 		add("--authorization-webhook-version %q is not supported: kapi speaks v1", o.AuthorizationWebhookVersion)
 	}
-	if len(o.RequestHeader.AllowedNames) > 0 && o.RequestHeader.ClientCAFile == "" {
-		add("--requestheader-allowed-names needs --requestheader-client-ca-file")
+	errs = append(errs, o.validateRequestHeader()...)
+	if err := validateProxyClientCert(o.ProxyClientCertFile, o.ProxyClientKeyFile); err != nil {
+		errs = append(errs, err)
 	}
 	if o.AuditLogFormat != "json" {
 		add("--audit-log-format %q is not supported: use json", o.AuditLogFormat)
@@ -192,6 +201,8 @@ func (o *securityOptions) fill(c *controlplane.Config) {
 		TokenWebhookConfigFile:                 o.TokenWebhookConfigFile,
 		TokenWebhookCacheTTL:                   o.TokenWebhookCacheTTL,
 		RequestHeader:                          o.RequestHeader,
+		ProxyClientCertFile:                    o.ProxyClientCertFile,
+		ProxyClientKeyFile:                     o.ProxyClientKeyFile,
 		AuthorizationModes:                     o.AuthorizationModes,
 		AuthorizationPolicyFile:                o.AuthorizationPolicyFile,
 		AuthorizationWebhookConfigFile:         o.AuthorizationWebhookConfigFile,

@@ -84,6 +84,10 @@ func (p *remoteProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "missing user", http.StatusInternalServerError)
 		return
 	}
+	// Upstream's aggregator answers these in plain text, not a Status:
+	// clients see a 503 without a body they can decode, which client-go
+	// turns into ServiceUnavailable "the server is currently unable to
+	// handle the request".
 	if !p.available {
 		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
 		return
@@ -103,7 +107,8 @@ func (p *remoteProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			p.logger.Debug("proxying to an APIService", "service", p.namespace+"/"+p.name, "err", err)
-			http.Error(w, "Error trying to reach service: "+err.Error(), http.StatusServiceUnavailable)
+			// Upstream's responder writes the bare transport error.
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		},
 	}
 	rp.ServeHTTP(w, r)

@@ -22,8 +22,8 @@ type SecurityConfig struct {
 	RequestHeader               RequestHeaderConfig
 	// ProxyClientCertFile and ProxyClientKeyFile are the client
 	// certificate the aggregator presents to remote APIServices (upstream's
-	// --proxy-client-cert-file and --proxy-client-key-file; the CLI does
-	// not take them yet). Empty means no client certificate.
+	// --proxy-client-cert-file and --proxy-client-key-file). Empty means
+	// no client certificate, as upstream.
 	ProxyClientCertFile, ProxyClientKeyFile string
 
 	// Authorization: modes in order; empty means Node,RBAC.
