@@ -42,6 +42,9 @@ type benchOptions struct {
 	QPS         float32
 	Burst       int
 	ResultsFile string
+	// Compare: the arguments are two results files to compare, not
+	// workloads (bench_compare.go).
+	Compare bool
 }
 
 func newBenchOptions() *benchOptions {
@@ -66,6 +69,7 @@ func (o *benchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Float32Var(&o.QPS, "qps", o.QPS, "Client-side QPS limit (high: a bench must not be throttled by its client).")
 	fs.IntVar(&o.Burst, "burst", o.Burst, "Client-side burst limit.")
 	fs.StringVar(&o.ResultsFile, "results-file", "", "Append the phases to this results file, creating it.")
+	fs.BoolVar(&o.Compare, "compare", false, "Run nothing: compare two results files A B (results files or --output json lines), printing every figure of both and the ratio B/A.")
 }
 
 // Validate checks the flags and the workload names.
@@ -95,8 +99,12 @@ They run in the order given and share the namespace's ConfigMaps; a workload
 that needs objects creates them first, unmeasured. The namespace the tool
 creates is deleted at the end, also on failure and on Ctrl-C.`,
 		Example: `  kapi bench --kubeconfig admin.kubeconfig --pid $(pgrep -n kapi) --server kapi --backend memory
-  kapi bench create list --objects 1000 -o json`,
+  kapi bench create list --objects 1000 -o json
+  kapi bench --compare kube-apiserver.jsonl bench/results/2026-08-01.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Compare {
+				return runCompare(cmd.OutOrStdout(), args)
+			}
 			if len(args) == 0 {
 				args = workload.Names
 			}

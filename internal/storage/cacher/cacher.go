@@ -1,11 +1,13 @@
 // Package cacher is the watch cache: a storage.Interface decorator that keeps
 // one resource's objects and recent changes in memory, fed by a single list
 // and watch of the underlying storage, and serves lists, gets and watches
-// from there. Writes, exact-revision reads and continued pages go to the
-// underlying storage.
+// from there. Writes and exact-revision reads go to the underlying storage.
 //
 // The cache holds the objects of the resource's folder sorted by key, a ring
-// of the last changes and the revision both reflect. One goroutine feeds it
+// of the last changes and the revision both reflect, and a copy-on-write
+// snapshot of the objects after each change the ring holds, from which
+// continued pages of a list are read at their token's revision
+// (snapshots.go, continue.go). One goroutine feeds it
 // (reflector.go); one goroutine fans every change out to the watchers
 // (dispatch.go), each of which has a bounded buffer and its own goroutine
 // (watcher.go). Objects are decoded once and shared: watchers receive them

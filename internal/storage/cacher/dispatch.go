@@ -35,6 +35,7 @@ type dispatcher struct {
 
 	mu       sync.Mutex
 	watchers map[*cacheWatcher]struct{}
+	index    *watcherIndex // the same watchers, found by what they select
 
 	// Owned by the run goroutine.
 	budget     timeBudget
@@ -49,6 +50,7 @@ func newDispatcher(bookmarkInterval time.Duration, logger *slog.Logger) *dispatc
 		bookmarkInterval: bookmarkInterval,
 		logger:           logger,
 		watchers:         make(map[*cacheWatcher]struct{}),
+		index:            newWatcherIndex(),
 		budget:           timeBudget{avail: maxBudget},
 	}
 }
@@ -66,13 +68,19 @@ func (d *dispatcher) enqueue(ctx context.Context, it dispatchItem) error {
 func (d *dispatcher) add(w *cacheWatcher) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.watchers[w] = struct{}{}
+	if _, ok := d.watchers[w]; !ok {
+		d.watchers[w] = struct{}{}
+		d.index.add(w)
+	}
 }
 
 func (d *dispatcher) remove(w *cacheWatcher) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	delete(d.watchers, w)
+	if _, ok := d.watchers[w]; ok {
+		delete(d.watchers, w)
+		d.index.remove(w)
+	}
 }
 
 // terminateAll closes every watcher: the cache is about to relist.
@@ -83,6 +91,7 @@ func (d *dispatcher) terminateAll() {
 		w.terminate()
 	}
 	clear(d.watchers)
+	d.index.clear()
 }
 
 func (d *dispatcher) run(ctx context.Context) {
@@ -108,7 +117,7 @@ func (d *dispatcher) dispatch(it dispatchItem) {
 	}
 	// One wrapper per change, shared by every watcher that sends it.
 	del := delivery{out: &outgoing{event: it.ev}}
-	d.targets = d.interested(it.ev.key, d.targets[:0])
+	d.targets = d.interested(it.ev, d.targets[:0])
 	d.blocked = d.blocked[:0]
 	for _, w := range d.targets {
 		if !w.offer(del) {
@@ -150,16 +159,12 @@ func (d *dispatcher) waitBlocked(del delivery) {
 	clear(d.blocked)
 }
 
-// interested appends the watchers whose key covers key to out.
-func (d *dispatcher) interested(key string, out []*cacheWatcher) []*cacheWatcher {
+// interested appends the watchers ev may concern to out (see
+// watcherIndex).
+func (d *dispatcher) interested(ev *event, out []*cacheWatcher) []*cacheWatcher {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for w := range d.watchers {
-		if w.coversKey(key) {
-			out = append(out, w)
-		}
-	}
-	return out
+	return d.index.interested(ev, out)
 }
 
 // bookmark offers a bookmark at rv to every watcher that asked for

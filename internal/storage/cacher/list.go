@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/google/btree"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,16 +18,17 @@ import (
 type readMode int
 
 const (
-	readFromStorage readMode = iota // exact revisions, continued pages
+	readFromStorage readMode = iota // exact revisions
 	readConsistent                  // "": as fresh as storage now
 	readAny                         // "0": whatever the cache has
 	readAtLeast                     // N: not older than N
+	readContinue                    // a continued page: at the token's revision
 )
 
 // listMode classifies a list request.
 func (c *Cacher) listMode(opts storage.ListOptions) (readMode, uint64, error) {
 	if opts.Recursive && opts.Predicate.Continue != "" {
-		return readFromStorage, 0, nil
+		return readContinue, 0, nil
 	}
 	if opts.ResourceVersion == "" {
 		return readConsistent, 0, nil
@@ -69,7 +71,10 @@ func (c *Cacher) wait(ctx context.Context, key string, mode readMode, rv uint64)
 
 // GetList serves lists from the cache when their resourceVersion allows
 // (see listMode), with the predicate, paging (Limit) and a continue token
-// that storage resumes at the cache's revision.
+// in etcd's format, at the cache's revision. A continued page is read from
+// the cache's state at the token's revision while the cache still has it
+// (continue.go), so pages of one list may come from the cache and from
+// storage in any order.
 func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
 	if err := c.checkKey(key); err != nil {
 		return err
@@ -78,8 +83,9 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	if err != nil {
 		return err
 	}
-	err = c.wait(ctx, key, mode, rv)
-	if err == nil {
+	if mode == readContinue {
+		err = c.listContinued(ctx, key, opts, listObj)
+	} else if err = c.wait(ctx, key, mode, rv); err == nil {
 		err = c.listFromCache(key, opts, listObj)
 	}
 	if errors.Is(err, errUseStorage) {
@@ -102,6 +108,12 @@ func (c *Cacher) listFromCache(key string, opts storage.ListOptions, listObj run
 	if err != nil {
 		return err
 	}
+	return c.fillList(key, opts, p, listObj)
+}
+
+// fillList puts a collected page into listObj with its revision, continue
+// token and remaining count, as storage sets them.
+func (c *Cacher) fillList(key string, opts storage.ListOptions, p page, listObj runtime.Object) error {
 	if err := meta.SetList(listObj, p.items); err != nil {
 		return err
 	}
@@ -129,10 +141,9 @@ func (c *Cacher) collect(key string, opts storage.ListOptions) (page, error) {
 		return page{}, errUseStorage
 	}
 	p := page{rv: c.state.rv}
-	pred := opts.Predicate
 	if !opts.Recursive {
 		if it, ok := c.state.getLocked(key); ok {
-			match, err := pred.Matches(it.obj)
+			match, err := opts.Predicate.Matches(it.obj)
 			if err != nil {
 				return p, err
 			}
@@ -142,9 +153,17 @@ func (c *Cacher) collect(key string, opts storage.ListOptions) (page, error) {
 		}
 		return p, nil
 	}
+	keyPrefix := prefixKey(key)
+	err := collectRange(c.state.items, keyPrefix, keyPrefix, opts.Predicate, &p)
+	return p, err
+}
+
+// collectRange adds to p the items of tree from key from on under prefix
+// that pred selects, up to its limit, as a storage range read does.
+func collectRange(tree *btree.BTreeG[*item], from, prefix string, pred storage.SelectionPredicate, p *page) error {
 	limit := int(pred.Limit)
 	var err error
-	c.state.ascendLocked(prefixKey(key), func(it *item) bool {
+	ascend(tree, from, prefix, func(it *item) bool {
 		if limit > 0 && len(p.items) >= limit {
 			p.hasMore = true
 			// Keep walking only to count what is left for an unfiltered page.
@@ -161,7 +180,7 @@ func (c *Cacher) collect(key string, opts storage.ListOptions) (page, error) {
 		}
 		return true
 	})
-	return p, err
+	return err
 }
 
 // Get serves resourceVersion "0" and N (once the cache has reached N) from

@@ -22,7 +22,10 @@ type state struct {
 	mu      sync.RWMutex
 	items   *btree.BTreeG[*item]
 	history *ring
-	rv      uint64
+	// snaps holds the states the ring's changes lead through, for
+	// continued pages of lists.
+	snaps snapshots
+	rv    uint64
 	// ready is false until the first list and after the underlying watch
 	// breaks, until the relist; reads then go to the underlying storage.
 	ready bool
@@ -66,6 +69,7 @@ func (s *state) replace(items []*item, rv uint64) {
 	defer s.mu.Unlock()
 	s.items = tree
 	s.history.reset(rv)
+	s.snaps.reset(rv, tree)
 	s.rv = rv
 	s.ready = true
 	s.notifyLocked()
@@ -89,6 +93,8 @@ func (s *state) apply(typ watch.EventType, key string, obj runtime.Object, rv ui
 		s.items.ReplaceOrInsert(&item{key: key, obj: obj})
 	}
 	s.history.push(ev)
+	s.snaps.add(rv, s.items)
+	s.snaps.dropBefore(s.history.start)
 	s.rv = rv
 	s.notifyLocked()
 	return ev
@@ -121,6 +127,7 @@ func (s *state) release() {
 	defer s.mu.Unlock()
 	s.items = newItems()
 	s.history.reset(s.rv)
+	s.snaps.reset(0, nil)
 	if s.ready {
 		s.ready = false
 		s.notifyLocked()
@@ -132,6 +139,17 @@ func (s *state) trim(rv uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.history.trim(rv)
+	s.snaps.dropBefore(s.history.start)
+}
+
+// snapshotLocked returns the objects as they were at revision rv, when
+// the cache still knows them: rv is not older than the ring reaches back
+// and not newer than the cache. Callers hold mu.
+func (s *state) snapshotLocked(rv uint64) (*btree.BTreeG[*item], bool) {
+	if rv < s.history.start || rv > s.rv {
+		return nil, false
+	}
+	return s.snaps.at(rv)
 }
 
 // getLocked returns the object at key. Callers hold mu.
@@ -142,7 +160,13 @@ func (s *state) getLocked(key string) (*item, bool) {
 // ascendLocked visits the items whose key starts with prefix, in key
 // order, until visit returns false. Callers hold mu.
 func (s *state) ascendLocked(prefix string, visit func(*item) bool) {
-	s.items.AscendGreaterOrEqual(&item{key: prefix}, func(it *item) bool {
+	ascend(s.items, prefix, prefix, visit)
+}
+
+// ascend visits the items of tree from key from on whose key starts with
+// prefix, in key order, until visit returns false.
+func ascend(tree *btree.BTreeG[*item], from, prefix string, visit func(*item) bool) {
+	tree.AscendGreaterOrEqual(&item{key: from}, func(it *item) bool {
 		if !strings.HasPrefix(it.key, prefix) {
 			return false
 		}

@@ -89,6 +89,10 @@ type cacheWatcher struct {
 	pred      storage.SelectionPredicate
 	// bookmarks: the client allows bookmarks and asked for progress.
 	bookmarks bool
+	// indexedBy is the field requirement the dispatcher's index files the
+	// watcher under, when indexed.
+	indexedBy fieldValue
+	indexed   bool
 
 	ctx    context.Context // ends on Stop, termination or cache stop
 	cancel context.CancelFunc
