@@ -1,0 +1,29 @@
+package controlplane
+
+import (
+	"context"
+
+	"github.com/kapi-dev/kapi/internal/controllers/scheduler"
+)
+
+// startScheduler runs kapi's built-in scheduler (kube-scheduler's default
+// profile) on the shared informers. It is not one of the
+// kube-controller-manager controllers of inProcessControllers: the
+// simulated-nodes hook starts it.
+func startScheduler(ctx context.Context, cc *controllerContext) error {
+	client, err := cc.client("scheduler")
+	if err != nil {
+		return err
+	}
+	core := cc.informers.factory.Core().V1()
+	s, err := scheduler.New(client, cc.recorder(scheduler.SchedulerName), core.Pods(), core.Nodes(), core.Namespaces(), scheduler.Options{
+		Clock:  cc.tickerClock(),
+		Logger: cc.logger,
+	})
+	if err != nil {
+		return err
+	}
+	cc.startInformers(ctx)
+	go s.Run(ctx)
+	return nil
+}
