@@ -15,8 +15,7 @@ func startScheduler(ctx context.Context, cc *controllerContext) error {
 	if err != nil {
 		return err
 	}
-	core := cc.informers.factory.Core().V1()
-	s, err := scheduler.New(client, cc.recorder(scheduler.SchedulerName), core.Pods(), core.Nodes(), core.Namespaces(), scheduler.Options{
+	s, err := scheduler.New(client, cc.recorder(scheduler.SchedulerName), cc.informers.factory, scheduler.Options{
 		Clock:  cc.tickerClock(),
 		Logger: cc.logger,
 	})

@@ -91,8 +91,7 @@ func BenchmarkSchedulerFakeClient(b *testing.B) {
 			return handled, obj, err
 		})
 		factory := informers.NewSharedInformerFactory(client, 0)
-		core := factory.Core().V1()
-		s, err := New(client, &events.FakeRecorder{}, core.Pods(), core.Nodes(), core.Namespaces(), Options{})
+		s, err := New(client, &events.FakeRecorder{}, factory, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
-	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -44,6 +44,7 @@ type Scheduler struct {
 	recorder   events.EventRecorder
 	pods       corelisters.PodLister
 	namespaces corelisters.NamespaceLister
+	owners     *ownerListers // nil: no system default spreading (tests)
 	synced     []cache.InformerSynced
 	logger     *slog.Logger
 	clock      clock.WithTicker
@@ -57,9 +58,15 @@ type Scheduler struct {
 	binds sync.WaitGroup
 }
 
-// New builds a Scheduler over the shared informers; recorder reports as
+// New builds a Scheduler over the shared informer factory (pods, nodes,
+// namespaces, and the Services, ReplicationControllers, ReplicaSets and
+// StatefulSets default spreading reads); recorder reports as
 // "default-scheduler".
-func New(client kubernetes.Interface, recorder events.EventRecorder, pods coreinformers.PodInformer, nodes coreinformers.NodeInformer, namespaces coreinformers.NamespaceInformer, o Options) (*Scheduler, error) {
+func New(client kubernetes.Interface, recorder events.EventRecorder, factory informers.SharedInformerFactory, o Options) (*Scheduler, error) {
+	core, apps := factory.Core().V1(), factory.Apps().V1()
+	pods, nodes, namespaces := core.Pods(), core.Nodes(), core.Namespaces()
+	owners := &ownerListers{services: core.Services().Lister(), rcs: core.ReplicationControllers().Lister(),
+		replicaSets: apps.ReplicaSets().Lister(), statefulSets: apps.StatefulSets().Lister()}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
@@ -69,9 +76,12 @@ func New(client kubernetes.Interface, recorder events.EventRecorder, pods corein
 	s := &Scheduler{
 		client: client, recorder: recorder, logger: o.Logger, clock: o.Clock,
 		pods: pods.Lister(), namespaces: namespaces.Lister(),
-		synced: []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced, namespaces.Informer().HasSynced},
-		queue:  newSchedulingQueue(o.Clock),
-		cache:  newCache(),
+		owners: owners,
+		synced: []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced, namespaces.Informer().HasSynced,
+			core.Services().Informer().HasSynced, core.ReplicationControllers().Informer().HasSynced,
+			apps.ReplicaSets().Informer().HasSynced, apps.StatefulSets().Informer().HasSynced},
+		queue: newSchedulingQueue(o.Clock),
+		cache: newCache(),
 	}
 	if !o.Deterministic {
 		s.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))

@@ -34,8 +34,7 @@ func startFake(t *testing.T, objs ...runtime.Object) *fakeEnv {
 	client.PrependReactor("create", "pods", bindReactor(client))
 	rec := events.NewFakeRecorder(100)
 	factory := informers.NewSharedInformerFactory(client, 0)
-	core := factory.Core().V1()
-	s, err := New(client, rec, core.Pods(), core.Nodes(), core.Namespaces(), Options{Deterministic: true})
+	s, err := New(client, rec, factory, Options{Deterministic: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,10 +151,14 @@ func maxInt(a, b int64) int64 {
 // pod's ScheduleAnyway constraints into raw.
 func (s *Scheduler) scoreSpread(st *cycleState, feasible, all []*nodeInfo, raw []int64) {
 	soft, err := spreadConstraints(st.pod, corev1.ScheduleAnyway)
+	requireAll := len(st.pod.Spec.TopologySpreadConstraints) > 0
+	if !requireAll {
+		soft = s.defaultSpreadConstraints(st.pod)
+	}
 	if err != nil || len(soft) == 0 {
 		return
 	}
-	ss := newSoftSpread(st, soft, feasible, all)
+	ss := newSoftSpread(st, soft, requireAll, feasible, all)
 	ignored := make([]bool, len(feasible))
 	var min, max int64 = math.MaxInt64, 0
 	for i, n := range feasible {

@@ -3,7 +3,12 @@ package scheduler
 import (
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 )
 
 // Each default score plugin moves the choice the way upstream's does;
@@ -93,6 +98,51 @@ func TestResourceScores(t *testing.T) {
 			}
 			if got := balancedAllocation(pi, n); got != tc.balanced {
 				t.Errorf("balancedAllocation = %d, want %d", got, tc.balanced)
+			}
+		})
+	}
+}
+
+// Upstream's system default spreading: a ReplicaSet's pod without
+// constraints of its own is spread over hostnames (maxSkew 3) even when
+// LeastAllocated alone would stack it with its siblings.
+func TestDefaultSpreading(t *testing.T) {
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+	owned := func(p *corev1.Pod) {
+		p.Labels = map[string]string{"app": "web"}
+		p.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}
+	}
+	nodes := []*corev1.Node{testNode("a"), testNode("b")}
+	bound := []*corev1.Pod{
+		testPod("w1", onNode("a"), owned), testPod("w2", onNode("a"), owned), testPod("w3", onNode("a"), owned),
+		testPod("big", onNode("b"), requests("1", "2Gi")),
+	}
+	incoming := testPod("p", owned, requests("100m", "128Mi"))
+	for _, tc := range []struct {
+		name     string
+		defaults bool
+		want     string
+	}{{"without defaults", false, "a"}, {"with defaults", true, "b"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testScheduler(t, nodes, bound)
+			if tc.defaults {
+				idx := func(objs ...any) cache.Indexer {
+					i := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+					for _, o := range objs {
+						_ = i.Add(o)
+					}
+					return i
+				}
+				s.owners = &ownerListers{services: corelisters.NewServiceLister(idx()), rcs: corelisters.NewReplicationControllerLister(idx()),
+					replicaSets: appslisters.NewReplicaSetLister(idx(rs)), statefulSets: appslisters.NewStatefulSetLister(idx())}
+			}
+			host, _, err := s.schedule(podKey(incoming), incoming)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if host != tc.want {
+				t.Fatalf("scheduled on %s, want %s", host, tc.want)
 			}
 		})
 	}

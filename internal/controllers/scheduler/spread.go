@@ -70,12 +70,7 @@ func eligible(st *cycleState, cs []spreadConstraint, c *spreadConstraint, n *nod
 			return false
 		}
 	}
-	if c.honorAffinity {
-		if ok, _ := st.requiredNodeAffinity.Match(n.node); !ok {
-			return false
-		}
-	}
-	return !c.honorTaints || filterTaints(st, n) == nil
+	return included(st, c, n)
 }
 
 // countMatching counts the node's pods in ns matching sel that are not
@@ -146,33 +141,51 @@ func filterSpread(st *cycleState, n *nodeInfo) *status {
 }
 
 // softSpread is PodTopologySpread's scoring state for ScheduleAnyway
-// constraints over the nodes that passed the filters.
+// constraints over the nodes that passed the filters. requireAll is false
+// only for the system default constraints: a node without one of their
+// keys is scored on the others instead of being left out.
 type softSpread struct {
 	*spreadState
-	weights []float64
+	weights    []float64
+	requireAll bool
 }
 
-func newSoftSpread(st *cycleState, cs []spreadConstraint, feasible, all []*nodeInfo) *softSpread {
-	ss := &softSpread{spreadState: &spreadState{constraints: cs, counts: make([]map[string]int64, len(cs))}, weights: make([]float64, len(cs))}
+func newSoftSpread(st *cycleState, cs []spreadConstraint, requireAll bool, feasible, all []*nodeInfo) *softSpread {
+	ss := &softSpread{spreadState: &spreadState{constraints: cs, counts: make([]map[string]int64, len(cs))}, weights: make([]float64, len(cs)), requireAll: requireAll}
 	for i := range cs {
 		c := &cs[i]
 		domains := map[string]int64{}
 		for _, n := range feasible {
-			if hasKeys(n, cs) {
-				domains[n.node.Labels[c.key]] = 0
+			if v, ok := n.node.Labels[c.key]; ok && (!requireAll || hasKeys(n, cs)) {
+				domains[v] = 0
 			}
 		}
 		for _, n := range all {
-			if v, ok := n.node.Labels[c.key]; ok {
-				if _, counted := domains[v]; counted && eligible(st, cs, c, n) {
-					domains[v] += countMatching(n, st.pod.Namespace, c.selector)
-				}
+			if requireAll && !hasKeys(n, cs) {
+				continue
+			}
+			v, ok := n.node.Labels[c.key]
+			if !ok {
+				continue
+			}
+			if _, counted := domains[v]; counted && included(st, c, n) {
+				domains[v] += countMatching(n, st.pod.Namespace, c.selector)
 			}
 		}
 		ss.counts[i] = domains
 		ss.weights[i] = math.Log(float64(len(domains) + 2))
 	}
 	return ss
+}
+
+// included applies a constraint's node inclusion policies.
+func included(st *cycleState, c *spreadConstraint, n *nodeInfo) bool {
+	if c.honorAffinity {
+		if ok, _ := st.requiredNodeAffinity.Match(n.node); !ok {
+			return false
+		}
+	}
+	return !c.honorTaints || filterTaints(st, n) == nil
 }
 
 func hasKeys(n *nodeInfo, cs []spreadConstraint) bool {
@@ -184,16 +197,20 @@ func hasKeys(n *nodeInfo, cs []spreadConstraint) bool {
 	return true
 }
 
-// score is lower for emptier domains; ok is false for a node lacking a
-// key, which upstream leaves out of the normalisation with score 0.
+// score is lower for emptier domains; ok is false for a node upstream
+// leaves out of the normalisation with score 0.
 func (ss *softSpread) score(n *nodeInfo) (float64, bool) {
-	if !hasKeys(n, ss.constraints) {
+	if ss.requireAll && !hasKeys(n, ss.constraints) {
 		return 0, false
 	}
 	var s float64
 	for i := range ss.constraints {
 		c := &ss.constraints[i]
-		s += float64(ss.counts[i][n.node.Labels[c.key]])*ss.weights[i] + float64(c.maxSkew-1)
+		v, ok := n.node.Labels[c.key]
+		if !ok {
+			continue
+		}
+		s += float64(ss.counts[i][v])*ss.weights[i] + float64(c.maxSkew-1)
 	}
 	return s, true
 }
