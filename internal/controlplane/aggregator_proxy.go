@@ -69,6 +69,9 @@ func newRemoteProxy(s *apiregistrationv1.APIService, resolver serviceResolver, c
 			TLSClientConfig:     tlsConfig,
 			TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
 			MaxIdleConnsPerHost: 32,
+			// The client's Accept-Encoding decides; a response passes
+			// with its Content-Encoding and bytes as the server sent them.
+			DisableCompression: true,
 		},
 		logger:    logger,
 		available: v1helper.IsAPIServiceConditionTrue(s, apiregistrationv1.Available),
