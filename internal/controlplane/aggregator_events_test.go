@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,6 +119,7 @@ func TestAggregatorAvailabilityFollowsEndpointSlices(t *testing.T) {
 	}
 	waitReason("Passed")
 	checkWatchAndUpgrade(t, ctx, s.restCfg)
+	checkAggregatorChecks(t, ctx, cs)
 
 	slice.Endpoints[0].Conditions.Ready = ptr.To(false)
 	if _, err := cs.DiscoveryV1().EndpointSlices("wardle").Update(ctx, slice, metav1.UpdateOptions{}); err != nil {
@@ -178,12 +180,19 @@ func registerBySlice(t *testing.T, ctx context.Context, cs kubernetes.Interface,
 func checkWatchAndUpgrade(t *testing.T, ctx context.Context, cfg *rest.Config) {
 	t.Helper()
 	const path = "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders"
-	stream, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().RESTClient().Get().AbsPath(path).Param("watch", "true").Stream(ctx)
-	if apierrors.IsServiceUnavailable(err) || apierrors.IsNotFound(err) {
-		t.Fatalf("watch through the aggregator: %v", err)
-	}
+	// The aggregator's informer may see the APIService Available a
+	// little after the test did: 503 until then.
+	var stream io.ReadCloser
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		stream, err = kubernetes.NewForConfigOrDie(cfg).CoreV1().RESTClient().Get().AbsPath(path).Param("watch", "true").Stream(ctx)
+		if apierrors.IsServiceUnavailable(err) {
+			return false, nil
+		}
+		return err == nil, err
+	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("watch through the aggregator: %v", err)
 	}
 	line, err := bufio.NewReader(stream).ReadString('\n')
 	stream.Close()
@@ -223,5 +232,29 @@ func checkWatchAndUpgrade(t *testing.T, ctx context.Context, cfg *rest.Config) {
 	}
 	if line, err := br.ReadString('\n'); err != nil || line != "echo ping\n" {
 		t.Errorf("upgraded stream answered %q (%v)", line, err)
+	}
+}
+
+// checkAggregatorChecks: /readyz lists the aggregator's checks under
+// upstream's names, autoregister-completion among them, all passing once
+// the server is ready.
+func checkAggregatorChecks(t *testing.T, ctx context.Context, cs kubernetes.Interface) {
+	t.Helper()
+	body, err := cs.CoreV1().RESTClient().Get().AbsPath("/readyz").Param("verbose", "true").DoRaw(ctx)
+	if err != nil {
+		t.Fatalf("/readyz: %v\n%s", err, body)
+	}
+	for _, want := range []string{
+		"[+]autoregister-completion ok",
+		"[+]poststarthook/kube-apiserver-autoregistration ok",
+		"[+]poststarthook/start-kube-aggregator-informers ok",
+		"[+]poststarthook/apiservice-registration-controller ok",
+		"[+]poststarthook/apiservice-status-local-available-controller ok",
+		"[+]poststarthook/apiservice-status-remote-available-controller ok",
+		"[+]poststarthook/apiservice-wait-for-first-sync ok",
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/readyz?verbose lacks %q:\n%s", want, body)
+		}
 	}
 }
