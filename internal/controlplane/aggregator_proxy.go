@@ -108,6 +108,7 @@ func (p *remoteProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		},
 		Transport:     p.transport,
 		FlushInterval: -1,
+		BufferPool:    proxyBuffers,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			p.logger.Debug("proxying to an APIService", "service", p.namespace+"/"+p.name, "err", err)
 			// Upstream's responder writes the bare transport error.
@@ -116,6 +117,17 @@ func (p *remoteProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rp.ServeHTTP(w, r)
 }
+
+// proxyBuffers recycles the proxy's copy buffers: without them each
+// proxied request allocates 32 KiB.
+var proxyBuffers = &bufferPool{pool: sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}}
+
+// bufferPool is an httputil.BufferPool over a sync.Pool of *[]byte.
+type bufferPool struct{ pool sync.Pool }
+
+func (b *bufferPool) Get() []byte { return *b.pool.Get().(*[]byte) }
+
+func (b *bufferPool) Put(buf []byte) { b.pool.Put(&buf) }
 
 // setIdentityHeaders replaces the credentials of the client's request
 // with the identity kapi authenticated, in the headers upstream's
