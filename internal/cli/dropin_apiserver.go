@@ -52,6 +52,7 @@ func newKubeAPIServerOptions() *kubeAPIServerOptions {
 	o.CertDir = upstreamCertDir
 	o.AnonymousAuth = true
 	o.AuthorizationModes = []string{"AlwaysAllow"}
+	o.EnableAggregatorRouting = false
 	return o
 }
 
@@ -63,6 +64,7 @@ func (o *kubeAPIServerOptions) addFlags(sets *namedFlagSets) {
 	sets.FlagSet("admission").Lookup("enable-admission-plugins").Usage = "Admission plugins that should be enabled in addition to default enabled ones. Upstream's names are accepted; naming one kapi does not implement is an error. Implemented: " + fmt.Sprint(controlplane.AdmissionPlugins) + "."
 	sets.FlagSet("admission").Lookup("disable-admission-plugins").Usage = "Admission plugins that should be disabled although they are in the default enabled plugins list. Any of upstream's names is accepted."
 	sets.FlagSet("controllers").Lookup("controllers").Usage = "kapi only: the kube-controller-manager controllers to run in-process, in kube-controller-manager's syntax ('*' all kapi has, 'foo' enables, '-foo' disables). Default none, as kube-apiserver runs none. kapi runs: " + strings.Join(controlplane.ControllerNames(), ", ") + "."
+	sets.FlagSet("aggregator").Lookup("enable-aggregator-routing").Usage = "Turns on aggregator routing requests to endpoints IP rather than cluster IP. Off, as in kube-apiserver: a remote APIService's Service is reached at its cluster IP, which needs a service proxy (kube-proxy) on this host."
 	fs := sets.FlagSet("kubelet")
 	fs.StringVar(&o.KubeletClientCertificate, "kubelet-client-certificate", "", "Path to a client cert file for TLS to kubelets. Accepted and ignored: kapi never connects to a kubelet.")
 	fs.StringVar(&o.KubeletClientKey, "kubelet-client-key", "", "Path to a client key file for TLS to kubelets. Accepted and ignored: kapi never connects to a kubelet.")

@@ -55,6 +55,7 @@ type ServeOptions struct {
 	securityOptions
 	podAdmissionOptions
 	controllerOptions
+	aggregatorOptions
 
 	// Logging.
 	Verbosity int
@@ -92,6 +93,7 @@ func NewServeOptions() *ServeOptions {
 		securityOptions:             defaultSecurityOptions(),
 		podAdmissionOptions:         defaultPodAdmissionOptions(),
 		controllerOptions:           defaultControllerOptions(),
+		aggregatorOptions:           defaultAggregatorOptions(),
 		resolveBindAddress:          utilnet.ResolveBindAddress,
 	}
 }
@@ -137,6 +139,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	o.securityOptions.addFlags(sets)
 	o.podAdmissionOptions.addFlags(sets)
 	o.controllerOptions.addFlags(sets)
+	o.aggregatorOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -271,6 +274,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	o.securityOptions.fill(c)
 	o.podAdmissionOptions.fill(c)
 	o.controllerOptions.fill(c)
+	o.aggregatorOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

@@ -32,7 +32,7 @@ func newAggregatorServer(c *Config, sc *server.Config, deps chainDeps, core *ser
 	if err := addAutoregisterHook(s, in.installed, deps.logger); err != nil {
 		return nil, err
 	}
-	if err := addRemoteAPIServicesHook(s, c, deps.logger); err != nil {
+	if err := addRemoteAPIServicesHook(s, sc, c, deps.logger); err != nil {
 		return nil, err
 	}
 	return s, nil

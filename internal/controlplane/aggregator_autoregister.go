@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -15,14 +16,28 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/controllers/autoregister"
 	"github.com/kapi-dev/kapi/internal/server"
+	"github.com/kapi-dev/kapi/internal/server/healthz"
 )
 
 // addAutoregisterHook runs the registration of local APIServices, as
 // kube-apiserver does (its "kube-apiserver-autoregistration" hook, not a
 // --controllers one): one per built-in group version of builtin, synced
-// at start, and one per served CRD version, kept as CRDs change.
+// at start, and one per served CRD version, kept as CRDs change. Its
+// health check "autoregister-completion" (on /healthz, /livez and
+// /readyz, as upstream's boot-sequence checks) passes once each built-in
+// one was seen Available.
 func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion, logger *slog.Logger) error {
 	builtin = slices.Clone(builtin)
+	var names []string
+	for _, gv := range builtin {
+		if a := autoregister.BuiltinAPIService(gv); a != nil {
+			names = append(names, a.Name)
+		}
+	}
+	completion := autoregister.NewCompletion(names)
+	if err := s.AddHealthChecks(healthz.NamedCheck("autoregister-completion", func(*http.Request) error { return completion.Check() })); err != nil {
+		return err
+	}
 	return s.AddPostStartHook("kube-apiserver-autoregistration", func(hc server.PostStartHookContext) error {
 		cfg := rest.CopyConfig(hc.LoopbackClientConfig)
 		cfg.UserAgent = "kapi/autoregister"
@@ -35,6 +50,9 @@ func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion,
 			return fmt.Errorf("apiextensions client: %w", err)
 		}
 		regInformers := apiregistrationinformers.NewSharedInformerFactory(regClient, 0)
+		if _, err := regInformers.Apiregistration().V1().APIServices().Informer().AddEventHandler(completion.Handler()); err != nil {
+			return err
+		}
 		extInformers := apiextensionsinformers.NewSharedInformerFactory(extClient, 0)
 		log := logger.With("controller", "autoregister")
 		apiServices, err := autoregister.New(regInformers.Apiregistration().V1().APIServices(), regClient.ApiregistrationV1(), log)

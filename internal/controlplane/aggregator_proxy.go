@@ -69,6 +69,9 @@ func newRemoteProxy(s *apiregistrationv1.APIService, resolver serviceResolver, c
 			TLSClientConfig:     tlsConfig,
 			TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
 			MaxIdleConnsPerHost: 32,
+			// The client's Accept-Encoding decides; a response passes
+			// with its Content-Encoding and bytes as the server sent them.
+			DisableCompression: true,
 		},
 		logger:    logger,
 		available: v1helper.IsAPIServiceConditionTrue(s, apiregistrationv1.Available),
@@ -101,10 +104,11 @@ func (p *remoteProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
-			setIdentityHeaders(pr.Out.Header, u.GetName(), u.GetGroups(), u.GetExtra())
+			setIdentityHeaders(pr.Out.Header, u.GetName(), u.GetUID(), u.GetGroups(), u.GetExtra())
 		},
 		Transport:     p.transport,
 		FlushInterval: -1,
+		BufferPool:    proxyBuffers,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			p.logger.Debug("proxying to an APIService", "service", p.namespace+"/"+p.name, "err", err)
 			// Upstream's responder writes the bare transport error.
@@ -114,11 +118,24 @@ func (p *remoteProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rp.ServeHTTP(w, r)
 }
 
+// proxyBuffers recycles the proxy's copy buffers: without them each
+// proxied request allocates 32 KiB.
+var proxyBuffers = &bufferPool{pool: sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}}
+
+// bufferPool is an httputil.BufferPool over a sync.Pool of *[]byte.
+type bufferPool struct{ pool sync.Pool }
+
+func (b *bufferPool) Get() []byte { return *b.pool.Get().(*[]byte) }
+
+func (b *bufferPool) Put(buf []byte) { b.pool.Put(&buf) }
+
 // setIdentityHeaders replaces the credentials of the client's request
 // with the identity kapi authenticated, in the headers upstream's
 // front proxy sends (kapi publishes their names in
-// extension-apiserver-authentication).
-func setIdentityHeaders(h http.Header, name string, groups []string, extra map[string][]string) {
+// extension-apiserver-authentication). X-Remote-Uid carries a non-empty
+// uid, as kube-apiserver does with its RemoteRequestHeaderUID feature,
+// on by default since 1.33.
+func setIdentityHeaders(h http.Header, name, uid string, groups []string, extra map[string][]string) {
 	h.Del("Authorization")
 	for k := range h {
 		lk := strings.ToLower(k)
@@ -127,6 +144,9 @@ func setIdentityHeaders(h http.Header, name string, groups []string, extra map[s
 		}
 	}
 	h.Set("X-Remote-User", name)
+	if uid != "" {
+		h.Set("X-Remote-Uid", uid)
+	}
 	for _, g := range groups {
 		h.Add("X-Remote-Group", g)
 	}
@@ -152,6 +172,16 @@ type remoteAPIServices struct {
 	mu         sync.Mutex
 	// proxies are the proxies installed, by APIService name.
 	proxies map[string]*remoteProxy
+	// failed are the remote APIServices no proxy could be built for.
+	failed map[string]bool
+}
+
+// handled says whether the remote APIService name was seen: its proxy is
+// installed or could not be built.
+func (m *remoteAPIServices) handled(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.proxies[name] != nil || m.failed[name]
 }
 
 // proxyFor is the proxy installed for the APIService name, or nil.
@@ -174,8 +204,13 @@ func (m *remoteAPIServices) set(s *apiregistrationv1.APIService) {
 	if err != nil {
 		m.logger.Error("cannot proxy to an APIService", "apiservice", s.Name, "err", err)
 		m.removeLocked(s.Name, path)
+		if m.failed == nil {
+			m.failed = map[string]bool{}
+		}
+		m.failed[s.Name] = true
 		return
 	}
+	delete(m.failed, s.Name)
 	m.mux.Handle(path, p)
 	m.mux.HandlePrefix(path+"/", p)
 	if old := m.proxies[s.Name]; old != nil {
@@ -193,6 +228,7 @@ func (m *remoteAPIServices) remove(name, path string) {
 }
 
 func (m *remoteAPIServices) removeLocked(name, path string) {
+	delete(m.failed, name)
 	old := m.proxies[name]
 	if old == nil {
 		return

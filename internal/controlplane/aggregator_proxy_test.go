@@ -45,6 +45,13 @@ type aggregatedServer struct {
 
 func startAggregatedServer(t *testing.T, frontProxyCA *pki.CA) *aggregatedServer {
 	t.Helper()
+	return startAggregatedServerAt(t, frontProxyCA, "")
+}
+
+// startAggregatedServerAt listens on addr (host:port), or on loopback
+// when addr is empty.
+func startAggregatedServerAt(t *testing.T, frontProxyCA *pki.CA, addr string) *aggregatedServer {
+	t.Helper()
 	ca, err := pki.EnsureCA(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +66,14 @@ func startAggregatedServer(t *testing.T, frontProxyCA *pki.CA) *aggregatedServer
 	}
 	a := &aggregatedServer{servingCA: ca.CertPEM}
 	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(a.serve))
+	if addr != "" {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Listener.Close()
+		a.Listener = l
+	}
 	a.TLS = &tls.Config{
 		Certificates: []tls.Certificate{cert},
 		ClientAuth:   tls.RequireAndVerifyClientCert,
@@ -81,7 +96,13 @@ func (a *aggregatedServer) serve(w http.ResponseWriter, r *http.Request) {
 			GroupVersion: "wardle.example.com/v1alpha1",
 			APIResources: []metav1.APIResource{{Name: "flunders", Namespaced: true, Kind: "Flunder", Verbs: []string{"get", "list"}}},
 		})
+	case "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders/f1/exec":
+		serveEcho(w, r)
 	case "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders":
+		if r.URL.Query().Get("watch") == "true" {
+			serveOneEvent(w, r)
+			return
+		}
 		_, _ = w.Write([]byte(`{"kind":"FlunderList","apiVersion":"wardle.example.com/v1alpha1","metadata":{},"items":[]}`))
 	default:
 		http.NotFound(w, r)

@@ -102,6 +102,15 @@ type Config struct {
 	// --horizontal-pod-autoscaler-sync-period: how often each HPA is
 	// reconciled; zero means upstream's 15s.
 	HorizontalPodAutoscalerSyncPeriod time.Duration
+
+	// DisableAggregatorRouting is --enable-aggregator-routing=false: the
+	// aggregator reaches a remote APIService's Service at its cluster IP
+	// (kube-apiserver's default) instead of an endpoint's address (kapi's
+	// default: it runs no service proxy).
+	DisableAggregatorRouting bool
+	// aggregatorAvailabilityRecheck replaces, for tests, the period of
+	// the remote APIServices' availability checks (0: 30s).
+	aggregatorAvailabilityRecheck time.Duration
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when
