@@ -102,6 +102,11 @@ type Config struct {
 	// --horizontal-pod-autoscaler-sync-period: how often each HPA is
 	// reconciled; zero means upstream's 15s.
 	HorizontalPodAutoscalerSyncPeriod time.Duration
+
+	// DisablePriorityAndFairness is --enable-priority-and-fairness=false:
+	// the max-in-flight limits apply instead of API Priority and Fairness
+	// (on by default, as upstream, also for Configs built in code).
+	DisablePriorityAndFairness bool
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

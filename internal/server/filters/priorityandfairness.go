@@ -85,12 +85,14 @@ func serveWatch(w http.ResponseWriter, r *http.Request, next http.Handler, d *fl
 		panic  any
 	}
 	done := make(chan result, 1)
+	handled := make(chan struct{})
 	go func() {
 		var res result
 		defer func() {
 			if p := recover(); p != nil {
 				res.panic = p
 			}
+			close(handled)
 			done <- res
 		}()
 		res.reason = d.Handle(waitCtx, c, work, nil, func() {
@@ -115,7 +117,12 @@ func serveWatch(w http.ResponseWriter, r *http.Request, next http.Handler, d *fl
 			panic(res.panic)
 		}
 	}()
-	next.ServeHTTP(&hookWriter{ResponseWriter: w, beforeHeader: signal}, r)
+	// The seats are back before the watch's first byte goes out.
+	initializedAndReleased := func() {
+		signal()
+		<-handled
+	}
+	next.ServeHTTP(&hookWriter{ResponseWriter: w, beforeHeader: initializedAndReleased}, r)
 	return ""
 }
 

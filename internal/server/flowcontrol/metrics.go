@@ -49,9 +49,13 @@ type pairKey struct{ level, schema string }
 // pairMetrics are the children of one (priority level, flow schema), so a
 // request costs a map look-up instead of label hashing in every vector.
 type pairMetrics struct {
-	dispatched, rejectedQueueFull, rejectedLimit, rejectedTimeout, rejectedCancelled prometheus.Counter
-	inQueue, inQueueSeats, executing, executingSeats                                 prometheus.Gauge
-	waitExecuted, waitRejected, queueLength, execRegular, execWatch, workSeats       prometheus.Observer
+	level, schema string
+	// rejected is looked up at rejection, so a pair never rejected has
+	// no rejected_requests_total series, as upstream.
+	rejected                                                                   *prometheus.CounterVec
+	dispatched                                                                 prometheus.Counter
+	inQueue, inQueueSeats, executing, executingSeats                           prometheus.Gauge
+	waitExecuted, waitRejected, queueLength, execRegular, execWatch, workSeats prometheus.Observer
 }
 
 // NewMetrics creates the families and registers them on reg.
@@ -105,39 +109,28 @@ func (m *Metrics) pair(level, schema string) *pairMetrics {
 		return p.(*pairMetrics)
 	}
 	p := &pairMetrics{
-		dispatched:        m.dispatched.WithLabelValues(level, schema),
-		rejectedQueueFull: m.rejected.WithLabelValues(level, schema, reasonQueueFull),
-		rejectedLimit:     m.rejected.WithLabelValues(level, schema, reasonConcurrencyLimit),
-		rejectedTimeout:   m.rejected.WithLabelValues(level, schema, reasonTimeout),
-		rejectedCancelled: m.rejected.WithLabelValues(level, schema, reasonCancelled),
-		inQueue:           m.inQueue.WithLabelValues(level, schema),
-		inQueueSeats:      m.inQueueSeats.WithLabelValues(level, schema),
-		executing:         m.executing.WithLabelValues(level, schema),
-		executingSeats:    m.executingSeats.WithLabelValues(level, schema),
-		waitExecuted:      m.waitDuration.WithLabelValues(level, schema, "true"),
-		waitRejected:      m.waitDuration.WithLabelValues(level, schema, "false"),
-		queueLength:       m.queueLength.WithLabelValues(level, schema),
-		execRegular:       m.execDuration.WithLabelValues(level, schema, "regular"),
-		execWatch:         m.execDuration.WithLabelValues(level, schema, "watch"),
-		workSeats:         m.workSeats.WithLabelValues(level, schema),
+		level:          level,
+		schema:         schema,
+		rejected:       m.rejected,
+		dispatched:     m.dispatched.WithLabelValues(level, schema),
+		inQueue:        m.inQueue.WithLabelValues(level, schema),
+		inQueueSeats:   m.inQueueSeats.WithLabelValues(level, schema),
+		executing:      m.executing.WithLabelValues(level, schema),
+		executingSeats: m.executingSeats.WithLabelValues(level, schema),
+		waitExecuted:   m.waitDuration.WithLabelValues(level, schema, "true"),
+		waitRejected:   m.waitDuration.WithLabelValues(level, schema, "false"),
+		queueLength:    m.queueLength.WithLabelValues(level, schema),
+		execRegular:    m.execDuration.WithLabelValues(level, schema, "regular"),
+		execWatch:      m.execDuration.WithLabelValues(level, schema, "watch"),
+		workSeats:      m.workSeats.WithLabelValues(level, schema),
 	}
 	actual, _ := m.children.LoadOrStore(k, p)
 	return actual.(*pairMetrics)
 }
 
 func (p *pairMetrics) reject(reason string) {
-	if p == nil {
-		return
-	}
-	switch reason {
-	case reasonQueueFull:
-		p.rejectedQueueFull.Inc()
-	case reasonConcurrencyLimit:
-		p.rejectedLimit.Inc()
-	case reasonTimeout:
-		p.rejectedTimeout.Inc()
-	default:
-		p.rejectedCancelled.Inc()
+	if p != nil {
+		p.rejected.WithLabelValues(p.level, p.schema, reason).Inc()
 	}
 }
 
