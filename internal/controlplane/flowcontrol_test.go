@@ -64,7 +64,7 @@ func (c *apfClient) get(ctx context.Context, path, user string, out *apfOutcome)
 
 // TestPriorityAndFairnessOverload is the overload of issue 23: a server
 // with 3 seats, one flow schema (by user) over a queuing priority level
-// for two users, and system:masters. A noisy user with 40 concurrent
+// for two users, and system:masters. A noisy user with 60 concurrent
 // clients is queued and then rejected with 429 and Retry-After; the
 // well-behaved user, whose flow shuffle sharding puts in other queues, and
 // the admin (exempt) are always served. Counts, not latencies, are
@@ -85,7 +85,7 @@ func TestPriorityAndFairnessOverload(t *testing.T) {
 				NominalConcurrencyShares: ptr.To[int32](100),
 				LimitResponse: flowcontrolv1.LimitResponse{
 					Type:    flowcontrolv1.LimitResponseTypeQueue,
-					Queuing: &flowcontrolv1.QueuingConfiguration{Queues: 16, HandSize: 2, QueueLengthLimit: 2},
+					Queuing: &flowcontrolv1.QueuingConfiguration{Queues: 16, HandSize: 2, QueueLengthLimit: 1},
 				},
 			},
 		},
@@ -134,7 +134,7 @@ func TestPriorityAndFairnessOverload(t *testing.T) {
 	var noisy, quiet, admin apfOutcome
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 40 {
+	for range 60 {
 		wg.Go(func() {
 			for {
 				select {
