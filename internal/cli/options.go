@@ -56,6 +56,7 @@ type ServeOptions struct {
 	podAdmissionOptions
 	controllerOptions
 	aggregatorOptions
+	flowControlOptions
 
 	// Logging.
 	Verbosity int
@@ -140,6 +141,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	o.podAdmissionOptions.addFlags(sets)
 	o.controllerOptions.addFlags(sets)
 	o.aggregatorOptions.addFlags(sets)
+	o.flowControlOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -217,6 +219,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.serviceOptions.validate()...)
 	errs = append(errs, o.securityOptions.validate()...)
 	errs = append(errs, o.controllerOptions.validate()...)
+	errs = append(errs, o.flowControlOptions.validate(o.MaxRequestsInFlight, o.MaxMutatingRequestsInFlight)...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -275,6 +278,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	o.podAdmissionOptions.fill(c)
 	o.controllerOptions.fill(c)
 	o.aggregatorOptions.fill(c)
+	o.flowControlOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

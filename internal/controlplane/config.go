@@ -111,6 +111,10 @@ type Config struct {
 	// aggregatorAvailabilityRecheck replaces, for tests, the period of
 	// the remote APIServices' availability checks (0: 30s).
 	aggregatorAvailabilityRecheck time.Duration
+	// DisablePriorityAndFairness is --enable-priority-and-fairness=false:
+	// the max-in-flight limits apply instead of API Priority and Fairness
+	// (on by default, as upstream, also for Configs built in code).
+	DisablePriorityAndFairness bool
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

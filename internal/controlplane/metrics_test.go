@@ -238,7 +238,7 @@ func labelMap(m *dto.Metric) map[string]string {
 // against the families, types, stability levels and label names kept in
 // testdata as kube-apiserver has them.
 func TestMetricsFamiliesMatchUpstream(t *testing.T) {
-	s := startServer(t, "memory", withoutControllers)
+	s := startServer(t, "memory", withoutControllers, withInFlight(400, 200)) // in-flight limits size APF
 	cs, err := kubernetes.NewForConfig(s.restCfg)
 	if err != nil {
 		t.Fatal(err)

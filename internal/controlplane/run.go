@@ -133,6 +133,10 @@ func Run(ctx context.Context, c *Config) error {
 	}
 	sc.MaxRequestsInFlight = c.MaxRequestsInFlight
 	sc.MaxMutatingRequestsInFlight = c.MaxMutatingRequestsInFlight
+	if sc.FlowControl, err = newFlowControl(c, registry, storageMetrics); err != nil {
+		listener.Close()
+		return err
+	}
 	sc.RequestTimeout = c.RequestTimeout
 	sc.ShutdownDelayDuration = c.ShutdownDelayDuration
 	v := version.Get()

@@ -40,6 +40,14 @@ func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 		c.Logger.Warn("authorization is disabled")
 	}
 	h = filters.WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, c.LongRunningFunc)
+	if c.FlowControl != nil {
+		// API Priority and Fairness; complete() turned max in flight
+		// off above, as upstream has one or the other. Requests without a
+		// deadline may wait a quarter of the request timeout.
+		h = filters.TrackCompleted(h, m)
+		h = filters.WithPriorityAndFairness(h, c.FlowControl, c.LongRunningFunc, c.RequestTimeout/4)
+		h = filters.TrackStarted(h, m, "priorityandfairness")
+	}
 	if c.Authorization != nil {
 		// Impersonation asks the authorizer whether the real user may
 		// act as the one it names.

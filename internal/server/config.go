@@ -18,6 +18,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/server/filters"
+	"github.com/kapi-dev/kapi/internal/server/flowcontrol"
 )
 
 // Upstream's defaults.
@@ -90,6 +91,12 @@ type Config struct {
 	// nil; it is exported for BuildHandlerChainFuncs that assemble their own
 	// chain.
 	NonLongRunningRequestWaitGroup *filters.RequestWaitGroup
+
+	// FlowControl, when set, is API Priority and Fairness: it replaces
+	// the max-in-flight limits (MaxRequestsInFlight and
+	// MaxMutatingRequestsInFlight then only size it, through the
+	// dispatcher's server concurrency limit).
+	FlowControl *flowcontrol.Dispatcher
 }
 
 // SecureServingInfo is the TLS listener of a server.
@@ -152,5 +159,8 @@ func (c *Config) complete() *Config {
 		cc.Clock = clock.RealClock{}
 	}
 	cc.NonLongRunningRequestWaitGroup = filters.NewRequestWaitGroup()
+	if cc.FlowControl != nil {
+		cc.MaxRequestsInFlight, cc.MaxMutatingRequestsInFlight = 0, 0
+	}
 	return &cc
 }

@@ -7,6 +7,7 @@
 package metrics
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,6 +26,10 @@ type Metrics struct {
 	requestErrors  *prometheus.CounterVec
 	storedObjects  *prometheus.GaugeVec
 	objects        *prometheus.GaugeVec
+
+	// counts keeps the last successful count by resource for ObjectCount
+	// (API Priority and Fairness sizes lists by it).
+	counts sync.Map // schema.GroupResource -> int64
 }
 
 // New creates the storage metrics and registers them on reg.
@@ -84,6 +89,7 @@ func (m *Metrics) SetObjectCount(gr schema.GroupResource, count int64, err error
 	if err != nil {
 		v = -1
 	}
+	m.rememberCount(gr, count, err)
 	m.storedObjects.WithLabelValues(gr.String()).Set(v)
 	m.objects.WithLabelValues(gr.Group, gr.Resource).Set(v)
 }
