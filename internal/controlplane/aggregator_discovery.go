@@ -57,6 +57,8 @@ type remoteDiscovery struct {
 
 	mu    sync.Mutex
 	cache map[string]fetchedDiscovery // by APIService name
+	// routed are the groups whose /apis/<group> is routed here.
+	routed map[string]bool
 }
 
 // groupRoutes serves /apis/<group> of remote groups.
@@ -95,11 +97,9 @@ func (d *remoteDiscovery) sync(ctx context.Context, name string) error {
 	if err != nil {
 		entry.Freshness = apidiscoveryv2.DiscoveryFreshnessStale
 	}
-	d.manager.SetRemoteGroupVersion(gv, discovery.RemoteVersion{
+	d.publish(gv, discovery.RemoteVersion{
 		GroupPriority: s.Spec.GroupPriorityMinimum, VersionPriority: s.Spec.VersionPriority, Discovery: entry,
 	})
-	d.routes.Handle("/apis/"+gv.Group, d.manager)
-	d.routes.Handle("/apis/"+gv.Group+"/", d.manager)
 	if err != nil {
 		return fmt.Errorf("discovery of APIService %s: %w", name, err)
 	}
@@ -109,15 +109,34 @@ func (d *remoteDiscovery) sync(ctx context.Context, name string) error {
 
 // forget drops an APIService that is gone or turned local.
 func (d *remoteDiscovery) forget(name string, gv schema.GroupVersion) {
-	d.mu.Lock()
-	delete(d.cache, name)
-	d.mu.Unlock()
 	d.proxies.drop(name)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.cache, name)
 	d.manager.RemoveRemoteGroupVersion(gv)
-	if !d.manager.HasRemoteGroup(gv.Group) {
+	if d.routed[gv.Group] && !d.manager.HasRemoteGroup(gv.Group) {
 		d.routes.Unregister("/apis/" + gv.Group)
 		d.routes.Unregister("/apis/" + gv.Group + "/")
+		delete(d.routed, gv.Group)
 	}
+}
+
+// publish puts a remote version in discovery and serves /apis/<group>
+// from the discovery manager; under mu, so that a concurrent forget of
+// another version of the group cannot unroute it.
+func (d *remoteDiscovery) publish(gv schema.GroupVersion, v discovery.RemoteVersion) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.manager.SetRemoteGroupVersion(gv, v)
+	if d.routed[gv.Group] {
+		return
+	}
+	d.routes.Handle("/apis/"+gv.Group, d.manager)
+	d.routes.Handle("/apis/"+gv.Group+"/", d.manager)
+	if d.routed == nil {
+		d.routed = map[string]bool{}
+	}
+	d.routed[gv.Group] = true
 }
 
 // fetch returns the discovery entry of gv from the APIService's server;

@@ -70,6 +70,7 @@ func wardleServer(t *testing.T, frontProxyCA *pki.CA) (port string, caBundle []b
 			http.Error(w, "no front-proxy identity", http.StatusUnauthorized)
 			return
 		}
+		w.Header().Set("Content-Type", "application/json")
 		_, _ = fmt.Fprint(w, `{"kind":"FlunderList","apiVersion":"wardle.example.com/v1alpha1","metadata":{},"items":[`+
 			`{"kind":"Flunder","apiVersion":"wardle.example.com/v1alpha1","metadata":{"name":"my-flunder","namespace":"default","creationTimestamp":"2026-01-01T00:00:00Z"}}]}`)
 	})
