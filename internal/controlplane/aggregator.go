@@ -35,5 +35,11 @@ func newAggregatorServer(c *Config, sc *server.Config, deps chainDeps, core *ser
 	if err := addRemoteAPIServicesHook(s, sc, c, deps.logger); err != nil {
 		return nil, err
 	}
+	if err := addRemoteDiscoveryHook(s, c, in, deps.logger); err != nil {
+		return nil, err
+	}
+	if err := addRemoteOpenAPIHooks(s, c, in, deps.logger); err != nil {
+		return nil, err
+	}
 	return s, nil
 }

@@ -82,11 +82,11 @@ func (m *Manager) aggregatedDoc(core bool) (*aggregatedDoc, error) {
 		return doc, nil
 	}
 	doc = &aggregatedDoc{list: apidiscoveryv2.APIGroupDiscoveryList{Items: []apidiscoveryv2.APIGroupDiscovery{}}}
-	for _, g := range m.groups {
+	for _, g := range m.mergedGroupsLocked() {
 		if (g.name == "") != core {
 			continue
 		}
-		group, err := g.discovery()
+		group, err := m.discoveryLocked(g)
 		if err != nil {
 			return nil, err
 		}

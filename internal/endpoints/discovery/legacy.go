@@ -34,7 +34,7 @@ func (m *Manager) serveAPIVersions(w http.ResponseWriter, req *http.Request) {
 func (m *Manager) serveGroupList(w http.ResponseWriter, req *http.Request) {
 	list := &metav1.APIGroupList{Groups: []metav1.APIGroup{}}
 	m.mu.RLock()
-	for _, g := range m.groups {
+	for _, g := range m.mergedGroupsLocked() {
 		if g.name != "" {
 			list.Groups = append(list.Groups, g.apiGroup())
 		}
@@ -46,13 +46,15 @@ func (m *Manager) serveGroupList(w http.ResponseWriter, req *http.Request) {
 // serveGroup writes /apis/<group>.
 func (m *Manager) serveGroup(w http.ResponseWriter, req *http.Request, name string) {
 	m.mu.RLock()
-	g := m.findLocked(name)
 	var group metav1.APIGroup
-	if g != nil {
-		group = g.apiGroup()
+	found := false
+	for _, g := range m.mergedGroupsLocked() {
+		if g.name == name {
+			group, found = g.apiGroup(), true
+		}
 	}
 	m.mu.RUnlock()
-	if g == nil || name == "" {
+	if !found || name == "" {
 		m.writeError(w, req, notFound())
 		return
 	}

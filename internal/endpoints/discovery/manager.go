@@ -44,6 +44,10 @@ type Manager struct {
 	groups []*groupEntry // in registration order, which is priority order
 	// cached aggregated documents of /api (core) and /apis, nil when stale
 	aggregated map[bool]*aggregatedDoc
+	// remote are the group versions of aggregated servers.
+	remote map[schema.GroupVersion]RemoteVersion
+	// localPriority is the groupPriorityMinimum of a local group.
+	localPriority func(group string) int32
 }
 
 type groupEntry struct {

@@ -41,7 +41,7 @@ func BenchmarkEncodeAll(b *testing.B) {
 				b.Fatal(d.err)
 			}
 		}
-		if d := s.encodeV2(srcs, fixedNow); d.err != nil {
+		if d := s.encodeV2(srcs, nil, fixedNow); d.err != nil {
 			b.Fatal(d.err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/url"
 	"slices"
 	"sync"
@@ -63,7 +64,7 @@ func (s *Service) encodeV3(src *source, modified time.Time) *encodedDoc {
 
 // encodeV2 builds and encodes the one v2 document of every source, with
 // one builder for all of them (they share most types), dropped after.
-func (s *Service) encodeV2(srcs []*source, modified time.Time) *encodedDoc {
+func (s *Service) encodeV2(srcs []*source, remotes []RemoteV2, modified time.Time) *encodedDoc {
 	s.encodes.Add(1)
 	b := definitions.NewBuilder(s.scheme)
 	paths := map[string]spec.PathItem{}
@@ -85,6 +86,9 @@ func (s *Service) encodeV2(srcs []*source, modified time.Time) *encodedDoc {
 		}},
 		Security: []map[string][]string{{securityName: {}}},
 	}}
+	if err := mergeRemoteV2(doc, remotes); err != nil {
+		s.logger().Error("aggregated servers' OpenAPI v2 documents left out", "err", err)
+	}
 	js, err := doc.MarshalJSON()
 	if err != nil {
 		return failedDoc(fmt.Errorf("encoding the OpenAPI v2 document: %w", err))
@@ -113,6 +117,8 @@ func serverRelativeURL(key, hash string) string {
 type v3Docs struct {
 	index *encodedDoc
 	docs  map[string]*lazyDoc
+	// remote serves the documents of aggregated servers, by key.
+	remote map[string]http.Handler
 }
 
 // lazyDoc is one v3 document: its hash, known from its source, and its
@@ -155,12 +161,16 @@ func (s *Service) newV3DocsLocked(old *v3Docs) *v3Docs {
 	for key, d := range docs {
 		index.Paths[key] = v3IndexEntry{ServerRelativeURL: serverRelativeURL(key, d.src.hash)}
 	}
+	remoteURLs, remote := s.remoteV3Locked(docs)
+	for key, u := range remoteURLs {
+		index.Paths[key] = v3IndexEntry{ServerRelativeURL: u}
+	}
 	b, err := json.Marshal(index)
 	if err != nil {
 		// a map of strings always marshals
 		panic(fmt.Sprintf("encoding the OpenAPI v3 index: %v", err))
 	}
-	return &v3Docs{index: newEncodedDoc(b, computeETag(b), s.now(), nil), docs: docs}
+	return &v3Docs{index: newEncodedDoc(b, computeETag(b), s.now(), nil), docs: docs, remote: remote}
 }
 
 // sortedSources lists sources by key, so that the v2 document does not
@@ -177,6 +187,7 @@ func sortedSources(sources map[string]*source) []*source {
 // re-encoding megabytes per change.
 type lazyV2 struct {
 	srcs     []*source
+	remotes  []RemoteV2
 	s        *Service
 	modified time.Time
 	// prev is the last good document before this one, served if this
@@ -193,10 +204,12 @@ type lazyV2 struct {
 // the one it replaces, if any, kept when its sources are the same.
 func (s *Service) newLazyV2Locked(old *lazyV2) *lazyV2 {
 	srcs := sortedSources(s.sources)
-	if old != nil && slices.EqualFunc(old.srcs, srcs, func(a, b *source) bool { return a.key == b.key && a.hash == b.hash }) {
+	remotes := s.sortedRemoteV2Locked()
+	if old != nil && slices.EqualFunc(old.srcs, srcs, func(a, b *source) bool { return a.key == b.key && a.hash == b.hash }) &&
+		slices.EqualFunc(old.remotes, remotes, func(a, b RemoteV2) bool { return a.Name == b.Name && a.Version == b.Version }) {
 		return old
 	}
-	l := &lazyV2{srcs: srcs, s: s, modified: s.now()}
+	l := &lazyV2{srcs: srcs, remotes: remotes, s: s, modified: s.now()}
 	if old != nil {
 		l.prev = old.lastGood()
 	}
@@ -207,7 +220,7 @@ func (s *Service) newLazyV2Locked(old *lazyV2) *lazyV2 {
 // The document is the previous good one (or nil) when encoding failed.
 func (l *lazyV2) get() (*encodedDoc, error) {
 	l.once.Do(func() {
-		d := l.s.encodeV2(l.srcs, l.modified)
+		d := l.s.encodeV2(l.srcs, l.remotes, l.modified)
 		if d.err != nil {
 			l.doc, l.err = l.prev, d.err
 			return

@@ -100,7 +100,13 @@ func (s *Service) serveV3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := strings.TrimPrefix(r.URL.Path, "/openapi/v3/")
-	lazy, ok := s.v3.Load().docs[key]
+	docs := s.v3.Load()
+	lazy, ok := docs.docs[key]
+	if h := docs.remote[key]; !ok && h != nil {
+		// An aggregated server's document, proxied as upstream does.
+		h.ServeHTTP(w, r)
+		return
+	}
 	if !ok {
 		filters.WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
 		return

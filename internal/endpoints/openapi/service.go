@@ -10,6 +10,7 @@ package openapi
 import (
 	"cmp"
 	"errors"
+	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
@@ -73,6 +74,24 @@ type Service struct {
 
 	v2 atomic.Pointer[lazyV2]
 	v3 atomic.Pointer[v3Docs]
+
+	// remoteV2 and remoteV3 are the documents of aggregated servers, by
+	// APIService name.
+	remoteV2 map[string]RemoteV2
+	remoteV3 map[string]remoteV3
+	// log reports documents left out; see SetLogger.
+	log atomic.Pointer[slog.Logger]
+}
+
+// SetLogger sets where the service reports aggregated servers'
+// documents it leaves out; none discards.
+func (s *Service) SetLogger(l *slog.Logger) { s.log.Store(l) }
+
+func (s *Service) logger() *slog.Logger {
+	if l := s.log.Load(); l != nil {
+		return l
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // installed is what AddGroupVersion was told about a group version.
