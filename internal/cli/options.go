@@ -55,6 +55,7 @@ type ServeOptions struct {
 	securityOptions
 	podAdmissionOptions
 	controllerOptions
+	simulationOptions
 
 	// Logging.
 	Verbosity int
@@ -214,6 +215,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.serviceOptions.validate()...)
 	errs = append(errs, o.securityOptions.validate()...)
 	errs = append(errs, o.controllerOptions.validate()...)
+	errs = append(errs, o.simulationOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -271,6 +273,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	o.securityOptions.fill(c)
 	o.podAdmissionOptions.fill(c)
 	o.controllerOptions.fill(c)
+	o.simulationOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 )
@@ -102,6 +103,15 @@ type Config struct {
 	// --horizontal-pod-autoscaler-sync-period: how often each HPA is
 	// reconciled; zero means upstream's 15s.
 	HorizontalPodAutoscalerSyncPeriod time.Duration
+
+	// SimulatedNodes is --simulated-nodes: how many kubelets kapi
+	// simulates (Nodes kapi-node-0..N-1, their leases and heartbeats, and
+	// the lifecycle of the Pods bound to them); 0 simulates none.
+	SimulatedNodes int
+	// SimulatedNodeTemplate is the Node every simulated node takes its
+	// capacity, allocatable, labels, annotations and taints from; nil is
+	// the default (32 CPUs, 256Gi, 110 pods, 100Gi ephemeral storage).
+	SimulatedNodeTemplate *corev1.Node
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when
