@@ -99,6 +99,37 @@ func TestSimulatedNodes(t *testing.T) {
 			t.Errorf("hostIP %q startTime %v", p.Status.HostIP, p.Status.StartTime)
 		}
 	})
+	t.Run("endpointslice", func(t *testing.T) {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{
+			Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}
+		if _, err := cs.CoreV1().Services("bench").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pod := simPod("web-ep", nodes.Name(0), corev1.RestartPolicyAlways, nil)
+		pod.Labels = map[string]string{"app": "web"}
+		if _, err := cs.CoreV1().Pods("bench").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		p := waitPod(t, cs, "web-ep", podReady)
+		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			slices, err := cs.DiscoveryV1().EndpointSlices("bench").List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=web"})
+			if err != nil {
+				return false, err
+			}
+			for _, s := range slices.Items {
+				for _, e := range s.Endpoints {
+					if len(e.Addresses) == 1 && e.Addresses[0] == p.Status.PodIP && e.Conditions.Ready != nil && *e.Conditions.Ready &&
+						e.NodeName != nil && *e.NodeName == nodes.Name(0) && e.Zone != nil && *e.Zone == nodes.Zones[0] {
+						return true, nil
+					}
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			t.Fatalf("no ready endpoint for %s: %v", p.Status.PodIP, err)
+		}
+	})
 	t.Run("binding", func(t *testing.T) {
 		if _, err := cs.CoreV1().Pods("bench").Create(ctx, simPod("bound", "", corev1.RestartPolicyAlways, nil), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
