@@ -29,8 +29,8 @@ type fixture struct {
 func newFixture(t *testing.T, objs ...*corev1.Pod) *fixture {
 	t.Helper()
 	sim := nodes.Build(0, nodes.DefaultTemplate(), "v1", t0.Time)
-	real := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "real"}, Spec: corev1.NodeSpec{PodCIDR: "10.99.0.0/24"}}
-	client := fake.NewClientset(sim, real)
+	foreign := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "real"}, Spec: corev1.NodeSpec{PodCIDR: "10.99.0.0/24"}}
+	client := fake.NewClientset(sim, foreign)
 	for _, p := range objs {
 		if _, err := client.CoreV1().Pods(p.Namespace).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -174,6 +174,8 @@ func TestReadinessGateFlip(t *testing.T) {
 	if _, err := f.client.CoreV1().Pods("ns").UpdateStatus(context.Background(), cur, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f.sync("gated", func(p *corev1.Pod) bool { return p != nil && cond(p.Status, "example.com/lb").Status == corev1.ConditionTrue })
+	f.sync("gated", func(p *corev1.Pod) bool {
+		return p != nil && cond(p.Status, "example.com/lb").Status == corev1.ConditionTrue
+	})
 	f.sync("gated", ready(corev1.ConditionTrue))
 }
