@@ -119,6 +119,7 @@ func serverConfig(o options, dir, certDir string) *controlplane.Config {
 	c.Security.EnableAdmissionPlugins = o.enableAdmission
 	c.Security.DisableAdmissionPlugins = o.disableAdmission
 	c.Controllers = o.controllers
+	c.SimulatedNodes = o.simulatedNodes
 	return c
 }
 

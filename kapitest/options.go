@@ -20,6 +20,7 @@ type options struct {
 	disableAdmission   []string
 	controllers        []string
 	logger             *slog.Logger
+	simulatedNodes     int
 }
 
 // user is an extra identity Start issues a client certificate for.

@@ -57,6 +57,7 @@ type ServeOptions struct {
 	controllerOptions
 	aggregatorOptions
 	flowControlOptions
+	simulationOptions
 
 	// Logging.
 	Verbosity int
@@ -220,6 +221,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.securityOptions.validate()...)
 	errs = append(errs, o.controllerOptions.validate()...)
 	errs = append(errs, o.flowControlOptions.validate(o.MaxRequestsInFlight, o.MaxMutatingRequestsInFlight)...)
+	errs = append(errs, o.simulationOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -279,6 +281,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	o.controllerOptions.fill(c)
 	o.aggregatorOptions.fill(c)
 	o.flowControlOptions.fill(c)
+	o.simulationOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

@@ -43,6 +43,7 @@ Kubernetes API on https://127.0.0.1:6443.`,
 		},
 	}
 	opts.AddFlags(sets)
+	opts.simulationOptions.addFlags(sets)
 	sets.addTo(cmd.Flags())
 	setSectionedUsage(cmd, sets)
 	return cmd

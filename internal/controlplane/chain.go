@@ -159,5 +159,8 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err := addControllerHooks(s, c, controllerDeps{informers: informers, logger: logger, rootCA: deps.rootCA}); err != nil {
 		return nil, nil, err
 	}
+	if err := addSimulationHook(s, c, controllerDeps{informers: informers, logger: logger}); err != nil {
+		return nil, nil, err
+	}
 	return s, in, nil
 }

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 )
@@ -115,6 +116,14 @@ type Config struct {
 	// the max-in-flight limits apply instead of API Priority and Fairness
 	// (on by default, as upstream, also for Configs built in code).
 	DisablePriorityAndFairness bool
+	// SimulatedNodes is --simulated-nodes: how many kubelets kapi
+	// simulates (Nodes kapi-node-0..N-1, their leases and heartbeats, and
+	// the lifecycle of the Pods bound to them); 0 simulates none.
+	SimulatedNodes int
+	// SimulatedNodeTemplate is the Node every simulated node takes its
+	// capacity, allocatable, labels, annotations and taints from; nil is
+	// the default (32 CPUs, 256Gi, 110 pods, 100Gi ephemeral storage).
+	SimulatedNodeTemplate *corev1.Node
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when
