@@ -29,7 +29,12 @@ func addSimulationHook(s *server.GenericServer, c *Config, deps controllerDeps) 
 		return nil
 	}
 	return s.AddPostStartHook(simulationHook, func(hc server.PostStartHookContext) error {
+		recorders := &eventRecorders{}
+		if err := recorders.init(hc.Context, hc.LoopbackClientConfig); err != nil {
+			return err
+		}
 		cc := &controllerContext{
+			events:    recorders,
 			config:    c,
 			loopback:  hc.LoopbackClientConfig,
 			informers: deps.informers,
@@ -42,7 +47,7 @@ func addSimulationHook(s *server.GenericServer, c *Config, deps controllerDeps) 
 }
 
 // startSimulation registers the nodes, then runs the node and pod
-// simulators until ctx ends.
+// simulators and the scheduler until ctx ends.
 func startSimulation(ctx context.Context, cc *controllerContext) error {
 	client, err := cc.client(simulatedKubelet)
 	if err != nil {
@@ -69,6 +74,6 @@ func startSimulation(ctx context.Context, cc *controllerContext) error {
 	}
 	go sim.Run(ctx)
 	go podSim.Run(ctx, 4)
-	// scheduler: started here once merged
-	return nil
+	// Without kube-scheduler nothing binds Pods to the simulated nodes.
+	return startScheduler(ctx, cc)
 }
