@@ -55,6 +55,7 @@ type ServeOptions struct {
 	securityOptions
 	podAdmissionOptions
 	controllerOptions
+	lifecycleOptions
 
 	// Logging.
 	Verbosity int
@@ -137,6 +138,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	o.securityOptions.addFlags(sets)
 	o.podAdmissionOptions.addFlags(sets)
 	o.controllerOptions.addFlags(sets)
+	o.lifecycleOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -214,6 +216,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.serviceOptions.validate()...)
 	errs = append(errs, o.securityOptions.validate()...)
 	errs = append(errs, o.controllerOptions.validate()...)
+	errs = append(errs, o.lifecycleOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -271,6 +274,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	o.securityOptions.fill(c)
 	o.podAdmissionOptions.fill(c)
 	o.controllerOptions.fill(c)
+	o.lifecycleOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

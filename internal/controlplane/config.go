@@ -102,6 +102,9 @@ type Config struct {
 	// --horizontal-pod-autoscaler-sync-period: how often each HPA is
 	// reconciled; zero means upstream's 15s.
 	HorizontalPodAutoscalerSyncPeriod time.Duration
+	// Lifecycle holds the shutdown, GOAWAY, CORS and livez flags (see
+	// config_lifecycle.go).
+	Lifecycle LifecycleConfig
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

@@ -135,6 +135,7 @@ func Run(ctx context.Context, c *Config) error {
 	sc.MaxMutatingRequestsInFlight = c.MaxMutatingRequestsInFlight
 	sc.RequestTimeout = c.RequestTimeout
 	sc.ShutdownDelayDuration = c.ShutdownDelayDuration
+	c.Lifecycle.apply(sc)
 	v := version.Get()
 	sc.Version = &v
 	sc.SecureServing = tlsServing.info
