@@ -136,6 +136,7 @@ func Run(ctx context.Context, c *Config) error {
 	sc.RequestTimeout = c.RequestTimeout
 	sc.ShutdownDelayDuration = c.ShutdownDelayDuration
 	c.Lifecycle.apply(sc)
+	sc.AuditBackend = sc.Metrics.AuditBackend(sc.AuditBackend)
 	v := version.Get()
 	sc.Version = &v
 	sc.SecureServing = tlsServing.info
