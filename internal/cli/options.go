@@ -58,6 +58,7 @@ type ServeOptions struct {
 	aggregatorOptions
 	flowControlOptions
 	simulationOptions
+	lifecycleOptions
 
 	// Logging.
 	Verbosity int
@@ -143,6 +144,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	o.controllerOptions.addFlags(sets)
 	o.aggregatorOptions.addFlags(sets)
 	o.flowControlOptions.addFlags(sets)
+	o.lifecycleOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -222,6 +224,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.controllerOptions.validate()...)
 	errs = append(errs, o.flowControlOptions.validate(o.MaxRequestsInFlight, o.MaxMutatingRequestsInFlight)...)
 	errs = append(errs, o.simulationOptions.validate()...)
+	errs = append(errs, o.lifecycleOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -282,6 +285,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	o.aggregatorOptions.fill(c)
 	o.flowControlOptions.fill(c)
 	o.simulationOptions.fill(c)
+	o.lifecycleOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

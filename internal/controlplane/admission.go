@@ -11,6 +11,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/admission/plugins/noderestriction"
 	admwebhook "github.com/kapi-dev/kapi/internal/admission/webhook"
+	apimetrics "github.com/kapi-dev/kapi/internal/endpoints/metrics"
 )
 
 // admissionDeps are what admission plugins are built from.
@@ -30,6 +31,9 @@ type admissionDeps struct {
 	// serviceResolver reaches webhooks given by service reference (nil
 	// means the default <name>.<namespace>.svc).
 	serviceResolver *endpointResolver
+	// metrics times each plugin and webhook call in kube-apiserver's
+	// admission families; nil records nothing.
+	metrics *apimetrics.Metrics
 	// scheme converts built-in objects for webhooks (matchPolicy Equivalent).
 	scheme *runtime.Scheme
 	// webhook are the options both webhook plugins share, built once.
@@ -173,5 +177,6 @@ func admissionChain(d *admissionDeps) (admission.Chain, error) {
 		}
 		chain = append(chain, p)
 	}
+	chain = d.metrics.AdmissionPlugins(names, chain)
 	return chain, nil
 }

@@ -87,6 +87,7 @@ func (d *admissionDeps) webhookOptions() admwebhook.Options {
 		Namespaces: d.informers.factory.Core().V1().Namespaces().Lister(),
 		Scheme:     d.scheme,
 		Authorizer: resourceAuthorizer(d),
+		Metrics:    d.metrics.WebhookObserver(),
 	}
 	if d.storage != nil {
 		o.GetNamespace = func(ctx context.Context, name string) (*corev1.Namespace, error) {

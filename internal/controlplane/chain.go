@@ -91,7 +91,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err != nil {
 		return nil, nil, err
 	}
-	chain, err := admissionChain(&admissionDeps{config: c, storage: storage, informers: informers, authz: deps.authz, scheme: scheme})
+	chain, err := admissionChain(&admissionDeps{config: c, storage: storage, informers: informers, authz: deps.authz, scheme: scheme, metrics: sc.Metrics})
 	if err != nil {
 		return nil, nil, err
 	}

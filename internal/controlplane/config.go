@@ -124,6 +124,9 @@ type Config struct {
 	// capacity, allocatable, labels, annotations and taints from; nil is
 	// the default (32 CPUs, 256Gi, 110 pods, 100Gi ephemeral storage).
 	SimulatedNodeTemplate *corev1.Node
+	// Lifecycle holds the shutdown, GOAWAY, CORS and livez flags (see
+	// config_lifecycle.go).
+	Lifecycle LifecycleConfig
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

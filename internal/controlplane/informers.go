@@ -54,6 +54,9 @@ func newSharedInformers(loopback *rest.Config) (*sharedInformers, error) {
 // (parts that ask later call factory.Start again) and stops them all when
 // the server shuts down.
 func (si *sharedInformers) addHook(s *server.GenericServer) error {
+	if err := s.AddReadyzChecks(si.syncCheck()); err != nil {
+		return err
+	}
 	return s.AddPostStartHook("start-shared-informers", func(hc server.PostStartHookContext) error {
 		si.factory.StartWithContext(hc.Context)
 		si.mu.Lock()

@@ -139,6 +139,8 @@ func Run(ctx context.Context, c *Config) error {
 	}
 	sc.RequestTimeout = c.RequestTimeout
 	sc.ShutdownDelayDuration = c.ShutdownDelayDuration
+	c.Lifecycle.apply(sc)
+	sc.AuditBackend = sc.Metrics.AuditBackend(sc.AuditBackend)
 	v := version.Get()
 	sc.Version = &v
 	sc.SecureServing = tlsServing.info

@@ -70,11 +70,15 @@ func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	} else {
 		c.Logger.Warn("authentication is disabled")
 	}
+	// CORS answers a preflight before authentication, as upstream.
+	h = filters.WithCORS(h, corsOrigins(c))
 	h = filters.WithTimeoutForNonLongRunningRequests(h, c.LongRunningFunc, c.RequestTimeout, c.Logger)
 	h = filters.WithWaitGroup(h, c.LongRunningFunc, c.NonLongRunningRequestWaitGroup)
+	h = filters.WithProbabilisticGoaway(h, c.GoawayChance)
 	h = filters.WithWarningRecorder(h)
 	h = filters.WithCacheControl(h)
 	h = filters.WithHSTS(h, c.HSTSDirectives)
+	h = filters.WithRetryAfter(h, c.ShutdownSendRetryAfter, c.NonLongRunningRequestWaitGroup)
 	h = filters.WithRequestMetrics(h, m, c.LongRunningFunc)
 	h = filters.WithRequestInfo(h, c.RequestInfoResolver)
 	h = filters.WithPanicRecovery(h, c.Logger)

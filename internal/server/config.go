@@ -97,6 +97,27 @@ type Config struct {
 	// MaxMutatingRequestsInFlight then only size it, through the
 	// dispatcher's server concurrency limit).
 	FlowControl *flowcontrol.Dispatcher
+	// Lifecycle, as kube-apiserver's flags of the same names (zero values
+	// are upstream's defaults; see lifecycle_options.go).
+	//
+	// ShutdownSendRetryAfter keeps the listener open after the shutdown
+	// delay until the non-long-running requests drained, answering new
+	// requests 429 with Retry-After (--shutdown-send-retry-after).
+	ShutdownSendRetryAfter bool
+	// ShutdownWatchTerminationGracePeriod, when positive, spreads the
+	// ending of watches over it and waits at most that long for them
+	// (--shutdown-watch-termination-grace-period).
+	ShutdownWatchTerminationGracePeriod time.Duration
+	// GoawayChance is the fraction of HTTP/2 requests answered with a
+	// GOAWAY (--goaway-chance, 0 to 0.02).
+	GoawayChance float64
+	// CorsAllowedOriginList are the regular expressions of the origins
+	// allowed cross-origin requests (--cors-allowed-origins).
+	CorsAllowedOriginList []string
+	// LivezGracePeriod is how long after a post-start hook is added its
+	// /livez check passes even while the hook has not finished
+	// (--livez-grace-period).
+	LivezGracePeriod time.Duration
 }
 
 // SecureServingInfo is the TLS listener of a server.

@@ -91,7 +91,7 @@ func (s *GenericServer) AddPostStartHook(name string, fn PostStartHookFunc) erro
 	s.postStartHooks[name] = h
 	c := h.check()
 	s.healthzChecks = append(s.healthzChecks, c)
-	s.livezChecks = append(s.livezChecks, c)
+	s.livezChecks = append(s.livezChecks, s.livezGrace(c))
 	s.readyzChecks = append(s.readyzChecks, c)
 	return nil
 }

@@ -101,9 +101,13 @@ func (p *PreparedServer) shutdown(srv *http.Server, running *runningHandlers, se
 	drainCtx, cancelDrain := clockTimeout(cfg.Clock, cfg.ShutdownTimeout)
 	defer cancelDrain()
 	wg.Close()
-	wg.StopLongRunning()
+	watchesCtx, stopWatches := p.stopWatches(drainCtx)
+	defer stopWatches()
 	shutdownDone := make(chan error, 1)
-	go func() { shutdownDone <- srv.Shutdown(drainCtx) }()
+	closeListener := func() { go func() { shutdownDone <- srv.Shutdown(drainCtx) }() }
+	if !cfg.ShutdownSendRetryAfter {
+		closeListener()
+	}
 	p.signals.notAcceptingNewRequests.fire()
 	log.Info("graceful termination: not accepting new requests", "inFlight", wg.InFlight())
 
@@ -113,7 +117,11 @@ func (p *PreparedServer) shutdown(srv *http.Server, running *runningHandlers, se
 	} else {
 		log.Info("graceful termination: in-flight requests drained")
 	}
-	p.closeLingering(srv, running, drainCtx, cancelDrain, shutdownDone)
+	if cfg.ShutdownSendRetryAfter {
+		// Until now new requests were answered 429 on an open listener.
+		closeListener()
+	}
+	p.closeLingering(srv, running, watchesCtx, cancelDrain, shutdownDone)
 	<-serveDone
 	p.signals.drained.fire()
 	p.awaitHooks(hooksDone)

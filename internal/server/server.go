@@ -44,6 +44,9 @@ func (c *Config) New(name string, delegate DelegationTarget) (*GenericServer, er
 		return nil, errors.New("server: New needs a delegate; use NewNotFoundDelegate() to end the chain")
 	}
 	cfg := c.complete()
+	if err := cfg.validateLifecycle(); err != nil {
+		return nil, fmt.Errorf("server %s: %w", name, err)
+	}
 	logger := cfg.Logger.With("server", name)
 	cfg.Logger = logger
 	s := &GenericServer{

@@ -59,6 +59,8 @@ type Options struct {
 	// leaves them unset (a condition using them fails to evaluate).
 	Authorizer authorizer.Authorizer
 	Logger     *slog.Logger
+	// Metrics receives each call's outcome; nil records nothing.
+	Metrics Observer
 }
 
 // dispatcher is what the two plugins share.

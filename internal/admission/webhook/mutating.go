@@ -105,6 +105,11 @@ func (p *Mutating) callOne(ctx context.Context, round, index int, h *hook, a *ad
 	if err != nil || pr == nil {
 		return false, false, err
 	}
+	outcome := &callOutcome{start: time.Now()}
+	defer func() {
+		outcome.err = err
+		p.observe(h, stepAdmit, string(a.Operation), outcome)
+	}()
 	resp, err := p.call(ctx, h, pr.req)
 	if err == nil {
 		err = checkPatchType(resp)
@@ -113,6 +118,7 @@ func (p *Mutating) callOne(ctx context.Context, round, index int, h *hook, a *ad
 		}
 	}
 	if err != nil {
+		outcome.callErr = err
 		if h.ignoreFailures() {
 			p.failedOpen(ctx, "mutation", round, index, h, err)
 			return false, false, nil
@@ -121,7 +127,8 @@ func (p *Mutating) callOne(ctx context.Context, round, index int, h *hook, a *ad
 	}
 	record(ctx, h, resp)
 	if !resp.Allowed {
-		return true, false, denied(h.name, resp.Result)
+		outcome.denied = denied(h.name, resp.Result)
+		return true, false, outcome.denied
 	}
 	if len(resp.Patch) > 0 {
 		changed, err = p.applyPatch(a, pr, resp.Patch)

@@ -87,9 +87,15 @@ func (p *Validating) Validate(ctx context.Context, a *admission.Attributes) erro
 	return nil
 }
 
-func (p *Validating) callOne(ctx context.Context, index int, h *hook, pr *prepared) error {
+func (p *Validating) callOne(ctx context.Context, index int, h *hook, pr *prepared) (err error) {
+	outcome := &callOutcome{start: time.Now()}
+	defer func() {
+		outcome.err = err
+		p.observe(h, stepValidating, string(pr.req.Operation), outcome)
+	}()
 	resp, err := p.call(ctx, h, pr.req)
 	if err != nil {
+		outcome.callErr = err
 		if h.ignoreFailures() {
 			p.failedOpen(ctx, "validating", 0, index, h, err)
 			return nil
@@ -98,7 +104,8 @@ func (p *Validating) callOne(ctx context.Context, index int, h *hook, pr *prepar
 	}
 	record(ctx, h, resp)
 	if !resp.Allowed {
-		return denied(h.name, resp.Result)
+		outcome.denied = denied(h.name, resp.Result)
+		return outcome.denied
 	}
 	return nil
 }

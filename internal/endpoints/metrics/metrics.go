@@ -70,6 +70,9 @@ type Metrics struct {
 	longRunningChildren cache[resourceKey, prometheus.Gauge]
 	watchChildren       cache[gvrKey, *WatchRecorder]
 	filterChildren      cache[string, prometheus.Observer]
+
+	// ops are the admission, audit and authorizer families (operations.go).
+	ops *operations
 }
 
 // New creates the request metrics and registers them on reg.
@@ -151,6 +154,9 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
+	}
+	if err := m.registerOperations(reg); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

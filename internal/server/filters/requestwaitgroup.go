@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrDraining is returned by RequestWaitGroup.Add once draining has begun.
@@ -21,6 +22,13 @@ type RequestWaitGroup struct {
 
 	longRunning     context.Context
 	stopLongRunning context.CancelFunc
+
+	// closed mirrors draining for IsDraining, read on every request
+	// without the lock.
+	closed atomic.Bool
+	// long holds the cancel functions of the long-running requests in
+	// progress, for StopLongRunningPaced (see waitgroup_longrunning.go).
+	long longRunningSet
 }
 
 // NewRequestWaitGroup returns an empty group.
@@ -65,6 +73,7 @@ func (g *RequestWaitGroup) Close() {
 		return
 	}
 	g.draining = true
+	g.closed.Store(true)
 	if g.count == 0 {
 		close(g.drained)
 	}

@@ -29,11 +29,12 @@ func WithWaitGroup(next http.Handler, longRunning request.LongRunningRequestChec
 			defer cancel()
 			stop := context.AfterFunc(wg.longRunning, cancel)
 			defer stop()
+			defer wg.long.track(cancel)()
 			next.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
 		if err := wg.Add(); err != nil {
-			if drainExempt(r.URL.Path) {
+			if exemptFromRetryAfter(r) {
 				next.ServeHTTP(w, r)
 				return
 			}
