@@ -150,6 +150,9 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err := informers.addHook(s); err != nil {
 		return nil, nil, err
 	}
+	if err := addFlowControlHooks(s, informers, logger); err != nil {
+		return nil, nil, err
+	}
 	if err := addAuthenticationInfoHooks(s, c, deps.clientCA, logger); err != nil {
 		return nil, nil, err
 	}
