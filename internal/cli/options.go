@@ -55,6 +55,7 @@ type ServeOptions struct {
 	securityOptions
 	podAdmissionOptions
 	controllerOptions
+	debugOptions
 
 	// Logging.
 	Verbosity int
@@ -92,6 +93,7 @@ func NewServeOptions() *ServeOptions {
 		securityOptions:             defaultSecurityOptions(),
 		podAdmissionOptions:         defaultPodAdmissionOptions(),
 		controllerOptions:           defaultControllerOptions(),
+		debugOptions:                defaultDebugOptions(),
 		resolveBindAddress:          utilnet.ResolveBindAddress,
 	}
 }
@@ -137,6 +139,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	o.securityOptions.addFlags(sets)
 	o.podAdmissionOptions.addFlags(sets)
 	o.controllerOptions.addFlags(sets)
+	o.debugOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -214,6 +217,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.serviceOptions.validate()...)
 	errs = append(errs, o.securityOptions.validate()...)
 	errs = append(errs, o.controllerOptions.validate()...)
+	errs = append(errs, o.debugOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -271,6 +275,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	o.securityOptions.fill(c)
 	o.podAdmissionOptions.fill(c)
 	o.controllerOptions.fill(c)
+	o.debugOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

@@ -150,7 +150,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err := informers.addHook(s); err != nil {
 		return nil, nil, err
 	}
-	if err := addFlowControlHooks(s, informers, logger); err != nil {
+	if err := addFlowControlHooks(s, c, informers, logger); err != nil {
 		return nil, nil, err
 	}
 	if err := addAuthenticationInfoHooks(s, c, deps.clientCA, logger); err != nil {

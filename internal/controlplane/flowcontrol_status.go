@@ -19,13 +19,17 @@ import (
 //     the first successful round, then a round runs every minute;
 //   - priority-and-fairness-config-consumer keeps the FlowSchemas'
 //     Dangling condition.
-func addFlowControlHooks(s *server.GenericServer, si *sharedInformers, logger *slog.Logger) error {
+func addFlowControlHooks(s *server.GenericServer, c *Config, si *sharedInformers, logger *slog.Logger) error {
 	fc := si.factory.Flowcontrol().V1()
 	schemas, levels := fc.FlowSchemas(), fc.PriorityLevelConfigurations()
 	ens := ensurer.New(si.client.FlowcontrolV1(), levels.Lister(), schemas.Lister(), logger.With("component", "apf-config-producer"))
 	synced := []cache.InformerSynced{schemas.Informer().HasSynced, levels.Informer().HasSynced}
 	if err := s.AddPostStartHook("priority-and-fairness-config-producer", func(hc server.PostStartHookContext) error {
-		return ens.Start(hc.Context, ensurer.ResyncPeriod, synced...)
+		period := ensurer.ResyncPeriod
+		if c.apfEnsurePeriod > 0 {
+			period = c.apfEnsurePeriod
+		}
+		return ens.Start(hc.Context, period, synced...)
 	}); err != nil {
 		return err
 	}

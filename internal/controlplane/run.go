@@ -135,6 +135,11 @@ func Run(ctx context.Context, c *Config) error {
 	sc.MaxMutatingRequestsInFlight = c.MaxMutatingRequestsInFlight
 	sc.RequestTimeout = c.RequestTimeout
 	sc.ShutdownDelayDuration = c.ShutdownDelayDuration
+	sc.EnableProfiling = !c.DisableProfiling
+	sc.EnableContentionProfiling = c.ContentionProfiling
+	if c.Verbosity != nil {
+		sc.Verbosity = c.Verbosity
+	}
 	v := version.Get()
 	sc.Version = &v
 	sc.SecureServing = tlsServing.info

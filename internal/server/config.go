@@ -90,6 +90,15 @@ type Config struct {
 	// nil; it is exported for BuildHandlerChainFuncs that assemble their own
 	// chain.
 	NonLongRunningRequestWaitGroup *filters.RequestWaitGroup
+
+	// Profiling and debugging (apfconfig helper): EnableProfiling serves
+	// /debug/pprof/ and /debug/flags/v (--profiling, default true);
+	// EnableContentionProfiling adds the block profile
+	// (--contention-profiling); Verbosity is the -v level the request log
+	// reads and /debug/flags/v changes.
+	EnableProfiling           bool
+	EnableContentionProfiling bool
+	Verbosity                 *Verbosity
 }
 
 // SecureServingInfo is the TLS listener of a server.
@@ -129,6 +138,8 @@ func NewConfig() *Config {
 		ShutdownTimeout:             DefaultShutdownTimeout,
 		BuildHandlerChainFunc:       DefaultBuildHandlerChain,
 		Clock:                       clock.RealClock{},
+		EnableProfiling:             true,
+		Verbosity:                   NewVerbosity(0),
 	}
 }
 
@@ -150,6 +161,9 @@ func (c *Config) complete() *Config {
 	}
 	if cc.Clock == nil {
 		cc.Clock = clock.RealClock{}
+	}
+	if cc.Verbosity == nil {
+		cc.Verbosity = NewVerbosity(0)
 	}
 	cc.NonLongRunningRequestWaitGroup = filters.NewRequestWaitGroup()
 	return &cc
