@@ -3,6 +3,8 @@ package filters
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -65,6 +67,21 @@ func TestHTTPLogging(t *testing.T) {
 			}
 			if _, ok := line["latency"]; !ok {
 				t.Errorf("no latency in %v", line)
+			}
+		})
+	}
+}
+
+// BenchmarkHTTPLogging: the filter's cost per request when the level is
+// below 3 (the default) and when it logs (to a discarding JSON handler).
+func BenchmarkHTTPLogging(b *testing.B) {
+	for _, v := range []int{0, 3} {
+		b.Run(fmt.Sprintf("v=%d", v), func(b *testing.B) {
+			h := withInfo(WithHTTPLogging(ok, slog.New(slog.NewJSONHandler(io.Discard, nil)), fixedVerbosity(v)))
+			req := httptest.NewRequest("GET", "/api/v1/namespaces/default/pods", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				h.ServeHTTP(httptest.NewRecorder(), req)
 			}
 		})
 	}
