@@ -91,7 +91,7 @@ func newKubeAPIServerCommand(o *kubeAPIServerOptions) *cobra.Command {
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
-			logger := newLogger(o.Verbosity)
+			logger, verbosity := newRuntimeLogger(o.Verbosity)
 			cleanup, err := o.complete(cmd.Flags(), logger)
 			defer cleanup()
 			if err != nil {
@@ -105,6 +105,7 @@ func newKubeAPIServerCommand(o *kubeAPIServerOptions) *cobra.Command {
 			ctx := signalContext(logger, cleanup)
 			cfg := o.Config()
 			cfg.Logger = logger
+			cfg.Verbosity = verbosity
 			cfg.Out = cmd.OutOrStdout()
 			cfg.StartTime = start
 			return controlplane.Run(ctx, cfg)

@@ -59,6 +59,7 @@ type ServeOptions struct {
 	flowControlOptions
 	simulationOptions
 	lifecycleOptions
+	debugOptions
 
 	// Logging.
 	Verbosity int
@@ -97,6 +98,7 @@ func NewServeOptions() *ServeOptions {
 		podAdmissionOptions:         defaultPodAdmissionOptions(),
 		controllerOptions:           defaultControllerOptions(),
 		aggregatorOptions:           defaultAggregatorOptions(),
+		debugOptions:                defaultDebugOptions(),
 		resolveBindAddress:          utilnet.ResolveBindAddress,
 	}
 }
@@ -145,6 +147,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	o.aggregatorOptions.addFlags(sets)
 	o.flowControlOptions.addFlags(sets)
 	o.lifecycleOptions.addFlags(sets)
+	o.debugOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -225,6 +228,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.flowControlOptions.validate(o.MaxRequestsInFlight, o.MaxMutatingRequestsInFlight)...)
 	errs = append(errs, o.simulationOptions.validate()...)
 	errs = append(errs, o.lifecycleOptions.validate()...)
+	errs = append(errs, o.debugOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -286,6 +290,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	o.flowControlOptions.fill(c)
 	o.simulationOptions.fill(c)
 	o.lifecycleOptions.fill(c)
+	o.debugOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

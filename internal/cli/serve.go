@@ -33,10 +33,11 @@ Kubernetes API on https://127.0.0.1:6443.`,
 			if err := opts.Validate(); err != nil {
 				return fmt.Errorf("invalid flags:\n%w", err)
 			}
-			logger := newLogger(opts.Verbosity)
+			logger, verbosity := newRuntimeLogger(opts.Verbosity)
 			ctx := signalContext(logger)
 			cfg := opts.Config()
 			cfg.Logger = logger
+			cfg.Verbosity = verbosity
 			cfg.Out = cmd.OutOrStdout()
 			cfg.StartTime = start
 			return controlplane.Run(ctx, cfg)

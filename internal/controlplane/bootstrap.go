@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/internal/controllers/bootstrap"
-	flowbootstrap "github.com/kapi-dev/kapi/internal/registry/flowcontrol/bootstrap"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/registry/scheduling/priorityclass"
 	"github.com/kapi-dev/kapi/internal/server"
@@ -25,8 +24,8 @@ func (cs *coreStorage) lookup(group, path string) rest.Storage {
 }
 
 // addBootstrapHooks adds the post-start hooks that create what every
-// cluster has: the system priority classes, the mandatory flow-control
-// objects, and the kubernetes service with its endpoints (kept by a
+// cluster has: the system priority classes (the flow-control objects are
+// addFlowControlHooks'), and the kubernetes service with its endpoints (kept by a
 // controller, as kube-apiserver's bootstrap controller does).
 func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, logger *slog.Logger) error {
 	creater := func(group, path string) rest.Creater {
@@ -40,11 +39,6 @@ func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, logg
 		{"scheduling/bootstrap-system-priority-classes", func(ctx context.Context) error {
 			return retry(ctx, func() error {
 				return priorityclass.EnsureSystemPriorityClasses(ctx, creater("scheduling.k8s.io", "priorityclasses"))
-			})
-		}},
-		{"priority-and-fairness-config-producer", func(ctx context.Context) error {
-			return retry(ctx, func() error {
-				return flowbootstrap.EnsureMandatoryConfiguration(ctx, creater("flowcontrol.apiserver.k8s.io", "flowschemas"), creater("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"))
 			})
 		}},
 	}

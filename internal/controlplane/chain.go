@@ -153,6 +153,9 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err := addFlowControlHooks(s, sc.FlowControl, informers, logger); err != nil {
 		return nil, nil, err
 	}
+	if err := addFlowControlConfigHooks(s, c, informers, logger); err != nil {
+		return nil, nil, err
+	}
 	if err := addAuthenticationInfoHooks(s, c, deps.clientCA, logger); err != nil {
 		return nil, nil, err
 	}

@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+
+	"github.com/kapi-dev/kapi/internal/server"
 )
 
 // Config is everything the control plane is built from; the CLI fills it
@@ -127,6 +129,18 @@ type Config struct {
 	// Lifecycle holds the shutdown, GOAWAY, CORS and livez flags (see
 	// config_lifecycle.go).
 	Lifecycle LifecycleConfig
+	// Profiling and debugging (apfconfig helper). DisableProfiling is
+	// --profiling=false: no /debug/pprof/ nor /debug/flags/v (served by
+	// default, as kube-apiserver does). ContentionProfiling is
+	// --contention-profiling: the block profile records every event.
+	// Verbosity is the -v level /debug/flags/v changes and the request
+	// log reads; nil gives the server a level of 0 of its own.
+	DisableProfiling    bool
+	ContentionProfiling bool
+	Verbosity           *server.Verbosity
+	// apfEnsurePeriod replaces, for tests, the minute between two rounds
+	// of the API Priority and Fairness configuration producer.
+	apfEnsurePeriod time.Duration
 }
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when

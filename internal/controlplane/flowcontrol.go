@@ -33,8 +33,8 @@ func newFlowControl(c *Config, reg prometheus.Registerer, storage *storagemetric
 // addFlowControlHooks serves the APF debug dumps and, once the server
 // runs, feeds the dispatcher every FlowSchema and
 // PriorityLevelConfiguration from the shared informers (re-reading both
-// lists after any change) and re-divides seats by demand, as upstream's
-// priority-and-fairness-config-consumer does.
+// lists after any change) and re-divides seats by demand, in the hook
+// upstream names priority-and-fairness-filter.
 func addFlowControlHooks(s *server.GenericServer, d *flowcontrol.Dispatcher, si *sharedInformers, logger *slog.Logger) error {
 	if d == nil {
 		return nil
@@ -45,7 +45,7 @@ func addFlowControlHooks(s *server.GenericServer, d *flowcontrol.Dispatcher, si 
 	schemas := si.factory.Flowcontrol().V1().FlowSchemas()
 	levels := si.factory.Flowcontrol().V1().PriorityLevelConfigurations()
 	schemaInformer, levelInformer := schemas.Informer(), levels.Informer()
-	return s.AddPostStartHook("priority-and-fairness-config-consumer", func(hc server.PostStartHookContext) error {
+	return s.AddPostStartHook("priority-and-fairness-filter", func(hc server.PostStartHookContext) error {
 		changed := make(chan struct{}, 1)
 		poke := func() {
 			select {

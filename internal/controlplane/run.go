@@ -141,6 +141,11 @@ func Run(ctx context.Context, c *Config) error {
 	sc.ShutdownDelayDuration = c.ShutdownDelayDuration
 	c.Lifecycle.apply(sc)
 	sc.AuditBackend = sc.Metrics.AuditBackend(sc.AuditBackend)
+	sc.EnableProfiling = !c.DisableProfiling
+	sc.EnableContentionProfiling = c.ContentionProfiling
+	if c.Verbosity != nil {
+		sc.Verbosity = c.Verbosity
+	}
 	v := version.Get()
 	sc.Version = &v
 	sc.SecureServing = tlsServing.info

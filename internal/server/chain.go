@@ -79,6 +79,7 @@ func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	h = filters.WithCacheControl(h)
 	h = filters.WithHSTS(h, c.HSTSDirectives)
 	h = filters.WithRetryAfter(h, c.ShutdownSendRetryAfter, c.NonLongRunningRequestWaitGroup)
+	h = filters.WithHTTPLogging(h, c.Logger, c.Verbosity)
 	h = filters.WithRequestMetrics(h, m, c.LongRunningFunc)
 	h = filters.WithRequestInfo(h, c.RequestInfoResolver)
 	h = filters.WithPanicRecovery(h, c.Logger)

@@ -118,6 +118,14 @@ type Config struct {
 	// /livez check passes even while the hook has not finished
 	// (--livez-grace-period).
 	LivezGracePeriod time.Duration
+	// Profiling and debugging (apfconfig helper): EnableProfiling serves
+	// /debug/pprof/ and /debug/flags/v (--profiling, default true);
+	// EnableContentionProfiling adds the block profile
+	// (--contention-profiling); Verbosity is the -v level the request log
+	// reads and /debug/flags/v changes.
+	EnableProfiling           bool
+	EnableContentionProfiling bool
+	Verbosity                 *Verbosity
 }
 
 // SecureServingInfo is the TLS listener of a server.
@@ -157,6 +165,8 @@ func NewConfig() *Config {
 		ShutdownTimeout:             DefaultShutdownTimeout,
 		BuildHandlerChainFunc:       DefaultBuildHandlerChain,
 		Clock:                       clock.RealClock{},
+		EnableProfiling:             true,
+		Verbosity:                   NewVerbosity(0),
 	}
 }
 
@@ -178,6 +188,9 @@ func (c *Config) complete() *Config {
 	}
 	if cc.Clock == nil {
 		cc.Clock = clock.RealClock{}
+	}
+	if cc.Verbosity == nil {
+		cc.Verbosity = NewVerbosity(0)
 	}
 	cc.NonLongRunningRequestWaitGroup = filters.NewRequestWaitGroup()
 	if cc.FlowControl != nil {

@@ -47,6 +47,7 @@ func (s *GenericServer) PrepareRun() *PreparedServer {
 		p.preShutdownHooks = mergeHooks(s.logger, "pre-shutdown", chain, DelegationTarget.PreShutdownHooks)
 		s.installHealthEndpoints(chain, p.signals.shutdownInitiated.done())
 		s.installVersion()
+		s.installDebug()
 		s.installIndex(chain)
 		s.preparedServer = p
 	})

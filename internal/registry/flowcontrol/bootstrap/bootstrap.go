@@ -1,7 +1,8 @@
-// Package bootstrap creates the mandatory API Priority and Fairness
-// objects kube-apiserver keeps at start: the exempt and catch-all priority
-// levels and flow schemas. The suggested objects (system, leader-election,
-// workload-high, ...) are not created.
+// Package bootstrap holds the API Priority and Fairness configuration
+// objects kube-apiserver 1.37 keeps: the mandatory exempt and catch-all
+// priority levels and flow schemas, and the suggested ones (system,
+// node-high, leader-election, workload-high, workload-low, global-default
+// and their flow schemas). The ensurer package reconciles them.
 package bootstrap
 
 import (
