@@ -6,17 +6,11 @@
 package bootstrap
 
 import (
-	"context"
-	"fmt"
-
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	kapiflowcontrolv1 "github.com/kapi-dev/kapi/internal/apis/flowcontrol/v1"
-	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
 // autoUpdateAnnotation marks objects whose spec the API server keeps up to
@@ -94,31 +88,4 @@ func flowSchema(name, level string, precedence int32, method *flowcontrolv1.Flow
 			}},
 		},
 	}
-}
-
-// EnsureMandatoryConfiguration creates the mandatory priority levels
-// through priorityLevels and the mandatory flow schemas through
-// flowSchemas (the prioritylevelconfigurations and flowschemas storage),
-// leaving objects that exist as they are. It makes one attempt; a caller
-// that runs it as a post-start hook retries on error.
-func EnsureMandatoryConfiguration(ctx context.Context, flowSchemas, priorityLevels rest.Creater) error {
-	for _, pl := range MandatoryPriorityLevels() {
-		if err := ensure(ctx, priorityLevels, pl, pl.Name); err != nil {
-			return err
-		}
-	}
-	for _, fs := range MandatoryFlowSchemas() {
-		if err := ensure(ctx, flowSchemas, fs, fs.Name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func ensure(ctx context.Context, creater rest.Creater, obj runtime.Object, name string) error {
-	_, err := creater.Create(ctx, obj, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating %T %s: %w", obj, name, err)
-	}
-	return nil
 }
