@@ -14,21 +14,26 @@ import (
 //  3. request info      what the request means, for everything below
 //  4. request metrics   apiserver_request_total and friends; its clock
 //     starts here, before every other filter
-//  5. HSTS              (only with directives)
-//  6. cache control
-//  7. warning recorder  outside the timeout, so a 504 keeps earlier warnings
-//  8. wait group        counts requests for draining; 503 while draining
-//  9. timeout           deadline and 504 for non-long-running requests
-//  10. authentication   401 (audited on its own: it comes before audit)
-//  11. audit            events per --audit-policy-file
-//  12. impersonation    Impersonate-* headers, each authorized
-//  13. max in flight    429; after authentication so system:masters is known
-//  14. authorization    403
+//  5. HTTP logging      upstream's httplog line at -v>=3
+//  6. retry after       429 after the shutdown delay
+//     (--shutdown-send-retry-after)
+//  7. HSTS              (only with directives)
+//  8. cache control
+//  9. warning recorder  outside the timeout, so a 504 keeps earlier warnings
+//  10. GOAWAY chance    (--goaway-chance)
+//  11. wait group       counts requests for draining; 503 while draining
+//  12. timeout          deadline and 504 for non-long-running requests
+//  13. CORS             preflights answered before authentication
+//  14. authentication   401 (audited on its own: it comes before audit)
+//  15. audit            events per --audit-policy-file
+//  16. impersonation    Impersonate-* headers, each authorized
+//  17. priority and fairness, or max in flight when APF is off: 429;
+//     after authentication so the user is known
+//  18. authorization    403
 //
-// TrackStarted/TrackCompleted bracket authentication, audit, impersonation
-// and authorization for apiserver_request_filter_duration_seconds, as
-// upstream brackets them. CORS and priority-and-fairness will slot in where
-// upstream has them (CORS before authentication).
+// TrackStarted/TrackCompleted bracket authentication, audit, impersonation,
+// priority and fairness and authorization for
+// apiserver_request_filter_duration_seconds, as upstream brackets them.
 func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	h := apiHandler
 	m := c.Metrics
