@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,8 +23,6 @@ import (
 	v1helper "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 	"k8s.io/utils/ptr"
-
-	"github.com/kapi-dev/kapi/internal/pki"
 )
 
 // serveOneEvent answers a watch with one event, flushed, and keeps the
@@ -83,18 +80,9 @@ func TestAggregatorAvailabilityFollowsEndpointSlices(t *testing.T) {
 	if ip == "" {
 		t.Skip("no non-loopback IPv4 address to put in an EndpointSlice")
 	}
-	frontDir := t.TempDir()
-	frontCA, err := pki.EnsureCA(frontDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := frontCA.EnsureClientCert(frontDir, "front-proxy-client", "front-proxy-client", nil); err != nil {
-		t.Fatal(err)
-	}
+	frontCA, withFrontProxy := newFrontProxy(t)
 	a := startAggregatedServerAt(t, frontCA, net.JoinHostPort(ip, "0"))
-	s := startServer(t, "memory", withoutControllers, func(c *Config) {
-		c.Security.ProxyClientCertFile = filepath.Join(frontDir, "front-proxy-client.crt")
-		c.Security.ProxyClientKeyFile = filepath.Join(frontDir, "front-proxy-client.key")
+	s := startServer(t, "memory", withoutControllers, withFrontProxy, func(c *Config) {
 		c.aggregatorAvailabilityRecheck = time.Hour
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -28,19 +27,9 @@ import (
 // legacy APIResourceList and Current; /openapi/v2 has its group
 // version's paths, /openapi/v3 lists its document, served by proxy.
 func TestAggregatorMergedDiscovery(t *testing.T) {
-	frontDir := t.TempDir()
-	frontCA, err := pki.EnsureCA(frontDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := frontCA.EnsureClientCert(frontDir, "front-proxy-client", "front-proxy-client", nil); err != nil {
-		t.Fatal(err)
-	}
+	frontCA, withFrontProxy := newFrontProxy(t)
 	a := startOpenAPIAggregatedServer(t, frontCA)
-	s := startServer(t, "memory", withoutControllers, func(c *Config) {
-		c.Security.ProxyClientCertFile = filepath.Join(frontDir, "front-proxy-client.crt")
-		c.Security.ProxyClientKeyFile = filepath.Join(frontDir, "front-proxy-client.key")
-	})
+	s := startServer(t, "memory", withoutControllers, withFrontProxy)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cs := kubernetes.NewForConfigOrDie(s.restCfg)
@@ -48,7 +37,7 @@ func TestAggregatorMergedDiscovery(t *testing.T) {
 
 	// The aggregated document, once the server is Available and fetched.
 	var wardle *apidiscoveryv2.APIGroupDiscovery
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		var list apidiscoveryv2.APIGroupDiscoveryList
 		err := cs.Discovery().RESTClient().Get().AbsPath("/apis").
 			SetHeader("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList").Do(ctx).Into(&list)

@@ -147,6 +147,24 @@ func registerAggregatedServer(t *testing.T, ctx context.Context, cs kubernetes.I
 	}
 }
 
+// newFrontProxy makes a front-proxy CA and client certificate and returns
+// the CA with the server option that presents the certificate.
+func newFrontProxy(t *testing.T) (*pki.CA, func(*Config)) {
+	t.Helper()
+	dir := t.TempDir()
+	ca, err := pki.EnsureCA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ca.EnsureClientCert(dir, "front-proxy-client", "front-proxy-client", nil); err != nil {
+		t.Fatal(err)
+	}
+	return ca, func(c *Config) {
+		c.Security.ProxyClientCertFile = filepath.Join(dir, "front-proxy-client.crt")
+		c.Security.ProxyClientKeyFile = filepath.Join(dir, "front-proxy-client.key")
+	}
+}
+
 // TestAggregatorProxy pins the proxy to a remote APIService: a request
 // kapi authenticated and authorized reaches the aggregated server over
 // TLS verified with the APIService's caBundle, presenting the front-proxy
@@ -154,19 +172,9 @@ func registerAggregatedServer(t *testing.T, ctx context.Context, cs kubernetes.I
 // and no Authorization header; a user RBAC does not allow is answered 403
 // by kapi and never reaches the server.
 func TestAggregatorProxy(t *testing.T) {
-	frontDir := t.TempDir()
-	frontCA, err := pki.EnsureCA(frontDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := frontCA.EnsureClientCert(frontDir, "front-proxy-client", "front-proxy-client", nil); err != nil {
-		t.Fatal(err)
-	}
+	frontCA, withFrontProxy := newFrontProxy(t)
 	a := startAggregatedServer(t, frontCA)
-	s := startServer(t, "memory", withoutControllers, func(c *Config) {
-		c.Security.ProxyClientCertFile = filepath.Join(frontDir, "front-proxy-client.crt")
-		c.Security.ProxyClientKeyFile = filepath.Join(frontDir, "front-proxy-client.key")
-	})
+	s := startServer(t, "memory", withoutControllers, withFrontProxy)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cs := kubernetes.NewForConfigOrDie(s.restCfg)
@@ -174,7 +182,7 @@ func TestAggregatorProxy(t *testing.T) {
 
 	const path = "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders"
 	var body []byte
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		b, err := cs.CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
 		if apierrors.IsNotFound(err) || apierrors.IsServiceUnavailable(err) {
 			return false, nil // the proxy is not installed yet
