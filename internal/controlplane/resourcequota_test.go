@@ -27,6 +27,18 @@ func TestResourceQuotaThroughClientGo(t *testing.T) {
 	quotas := cs.CoreV1().ResourceQuotas("bench")
 	cms := cs.CoreV1().ConfigMaps("bench")
 	hard := corev1.ResourceList{corev1.ResourceConfigMaps: resource.MustParse("2")}
+	// The quota comes after kube-root-ca.crt: were the publisher's create
+	// charged while the controller's first count is in flight, the count's
+	// retry after the conflict could land after "a" below and take its
+	// charge back before the informer sees "a" (upstream's controller has
+	// the same window).
+	poll(t, "kube-root-ca.crt in the namespace", func(ctx context.Context) (bool, error) {
+		_, err := cms.Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, err
+	})
 	if _, err := quotas.Create(ctx, &corev1.ResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: "q"},
 		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
