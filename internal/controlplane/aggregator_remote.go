@@ -74,14 +74,14 @@ func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Con
 		}
 	}
 	w := &aggregatorWiring{
-		apiServices: apiServices.Lister(), apiServicesSynced: apiServices.Informer().HasSynced, remotes: remotes,
+		apiServices: apiServices.Lister(), apiServicesInformer: apiServices.Informer(), remotes: remotes,
 		local:  newAvail(true, "LocalAvailability"),
 		remote: newAvail(false, "RemoteAvailability"),
 	}
 	if err := w.addHandlers(apiServices.Informer(), services.Informer(), slices.Informer()); err != nil {
 		return err
 	}
-	synced := []cache.InformerSynced{apiServices.Informer().HasSynced, services.Informer().HasSynced, slices.Informer().HasSynced}
+	synced := []cache.SharedIndexInformer{apiServices.Informer(), services.Informer(), slices.Informer()}
 	hooks := []struct {
 		name string
 		fn   server.PostStartHookFunc
@@ -98,7 +98,7 @@ func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Con
 		}},
 		{"apiservice-registration-controller", func(hc server.PostStartHookContext) error {
 			// Proxies follow the informer's events; ready once it synced.
-			cache.WaitForCacheSync(hc.Context.Done(), apiServices.Informer().HasSynced)
+			waitForSync(hc.Context, apiServices.Informer())
 			return nil
 		}},
 		{"apiservice-status-local-available-controller", func(hc server.PostStartHookContext) error {
@@ -121,8 +121,8 @@ func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Con
 
 // runWhenSynced runs a once its informers synced; it only releases its
 // queue if ctx ends first.
-func runWhenSynced(ctx context.Context, a *availability, synced []cache.InformerSynced) {
-	if cache.WaitForCacheSync(ctx.Done(), synced...) {
+func runWhenSynced(ctx context.Context, a *availability, synced []cache.SharedIndexInformer) {
+	if waitForSync(ctx, synced...) {
 		a.run(ctx)
 		return
 	}
@@ -132,10 +132,10 @@ func runWhenSynced(ctx context.Context, a *availability, synced []cache.Informer
 // aggregatorWiring routes informer events to the proxies and the two
 // availability controllers.
 type aggregatorWiring struct {
-	apiServices       apiregistrationlisters.APIServiceLister
-	apiServicesSynced cache.InformerSynced
-	remotes           *remoteAPIServices
-	local, remote     *availability
+	apiServices         apiregistrationlisters.APIServiceLister
+	apiServicesInformer cache.SharedIndexInformer
+	remotes             *remoteAPIServices
+	local, remote       *availability
 	// byService maps "<namespace>/<name>" of a Service to the remote
 	// APIServices that reference it, rebuilt when an APIService's
 	// service changes (as upstream's cache).
@@ -235,7 +235,7 @@ func (w *aggregatorWiring) enqueueFor(namespace, name string) {
 // server is not ready before every remote APIService that is Available
 // has its proxy installed.
 func (w *aggregatorWiring) waitForFirstSync(hc server.PostStartHookContext) error {
-	if !cache.WaitForCacheSync(hc.Context.Done(), w.apiServicesSynced) {
+	if !waitForSync(hc.Context, w.apiServicesInformer) {
 		return hc.Context.Err()
 	}
 	t := time.NewTicker(100 * time.Millisecond)
