@@ -11,12 +11,9 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	v1helper "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
-	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
-	apiregistrationinformers "k8s.io/kube-aggregator/pkg/client/informers/externalversions"
 	apiregistrationlisters "k8s.io/kube-aggregator/pkg/client/listers/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/internal/server"
@@ -25,7 +22,8 @@ import (
 // addRemoteAPIServicesHook wires the aggregator's controllers under
 // upstream's post-start hook names:
 //   - start-kube-aggregator-informers starts the informers of
-//     APIServices, Services and EndpointSlices;
+//     APIServices (agg's, shared by every aggregator hook), Services and
+//     EndpointSlices;
 //   - apiservice-registration-controller installs, replaces and removes a
 //     proxy per remote APIService as APIServices change;
 //   - apiservice-status-local-available-controller and
@@ -35,7 +33,7 @@ import (
 //     periodically;
 //   - apiservice-wait-for-first-sync returns once every Available remote
 //     APIService has its proxy.
-func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Config, logger *slog.Logger) error {
+func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Config, agg *aggregatorInformers, logger *slog.Logger) error {
 	cert, err := loadProxyClientCert(c.Security.ProxyClientCertFile, c.Security.ProxyClientKeyFile)
 	if err != nil {
 		return err
@@ -44,15 +42,8 @@ func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Con
 	if err != nil {
 		return err
 	}
-	cfg := rest.CopyConfig(sc.LoopbackClientConfig)
-	cfg.UserAgent = "kapi/kube-aggregator"
-	regClient, err := apiregistrationclient.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	regFactory := apiregistrationinformers.NewSharedInformerFactory(regClient, 0)
+	regClient, regFactory, apiServices := agg.client, agg.factory, agg.apiServices
 	kubeFactory := informers.NewSharedInformerFactory(kube, 0)
-	apiServices := regFactory.Apiregistration().V1().APIServices()
 	services := kubeFactory.Core().V1().Services()
 	slices := kubeFactory.Discovery().V1().EndpointSlices()
 	if err := addEndpointSliceIndex(slices.Informer()); err != nil {
