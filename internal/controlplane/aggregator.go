@@ -32,13 +32,17 @@ func newAggregatorServer(c *Config, sc *server.Config, deps chainDeps, core *ser
 	if err := addAutoregisterHook(s, in.installed, deps.logger); err != nil {
 		return nil, err
 	}
-	if err := addRemoteAPIServicesHook(s, sc, c, deps.logger); err != nil {
+	apiServices, err := newAggregatorInformers(sc.LoopbackClientConfig)
+	if err != nil {
 		return nil, err
 	}
-	if err := addRemoteDiscoveryHook(s, c, in, deps.logger); err != nil {
+	if err := addRemoteAPIServicesHook(s, sc, c, apiServices, deps.logger); err != nil {
 		return nil, err
 	}
-	if err := addRemoteOpenAPIHooks(s, c, in, deps.logger); err != nil {
+	if err := addRemoteDiscoveryHook(s, c, in, apiServices, deps.logger); err != nil {
+		return nil, err
+	}
+	if err := addRemoteOpenAPIHooks(s, c, in, apiServices, deps.logger); err != nil {
 		return nil, err
 	}
 	return s, nil

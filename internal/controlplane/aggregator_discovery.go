@@ -14,14 +14,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	v1helper "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
-	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
-	apiregistrationinformers "k8s.io/kube-aggregator/pkg/client/informers/externalversions"
-	apiregistrationinformersv1 "k8s.io/kube-aggregator/pkg/client/informers/externalversions/apiregistration/v1"
 	apiregistrationlisters "k8s.io/kube-aggregator/pkg/client/listers/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/internal/auth/user"
@@ -238,14 +234,14 @@ func isAggregatedDiscovery(contentType string) bool {
 // the server's discovery (upstream's "apiservice-discovery-controller"
 // hook). Local groups keep their place; remote ones are placed by their
 // APIServices' priorities.
-func addRemoteDiscoveryHook(s *server.GenericServer, c *Config, in *apiInstaller, logger *slog.Logger) error {
+func addRemoteDiscoveryHook(s *server.GenericServer, c *Config, in *apiInstaller, agg *aggregatorInformers, logger *slog.Logger) error {
 	cert, err := loadProxyClientCert(c.Security.ProxyClientCertFile, c.Security.ProxyClientKeyFile)
 	if err != nil {
 		return err
 	}
 	in.discovery.SetLocalPriority(localGroupPriority(in.installed))
 	return s.AddPostStartHook("apiservice-discovery-controller", func(hc server.PostStartHookContext) error {
-		informer, resolver, err := startAPIServiceInformer(hc, "apiservice-discovery")
+		informer, resolver, err := agg.forHook(hc, "apiservice-discovery")
 		if err != nil {
 			return err
 		}
@@ -282,32 +278,6 @@ func localGroupPriority(installed []schema.GroupVersion) func(string) int32 {
 		}
 		return 1000
 	}
-}
-
-// startAPIServiceInformer starts an APIService informer of its own for a
-// hook, stopped with the hook's context, and a service resolver.
-func startAPIServiceInformer(hc server.PostStartHookContext, userAgent string) (apiregistrationinformersv1.APIServiceInformer, *endpointResolver, error) {
-	client, err := hookClient(hc.LoopbackClientConfig, userAgent)
-	if err != nil {
-		return nil, nil, err
-	}
-	resolver := &endpointResolver{}
-	resolver.start(client)
-	cfg := rest.CopyConfig(hc.LoopbackClientConfig)
-	cfg.UserAgent = "kapi/" + userAgent
-	regClient, err := apiregistrationclient.NewForConfig(cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	factory := apiregistrationinformers.NewSharedInformerFactory(regClient, 0)
-	informer := factory.Apiregistration().V1().APIServices()
-	informer.Informer() // registered before Start
-	factory.Start(hc.Context.Done())
-	go func() {
-		<-hc.Context.Done()
-		factory.Shutdown()
-	}()
-	return informer, resolver, nil
 }
 
 // enqueueAPIService queues an APIService by name on every change.

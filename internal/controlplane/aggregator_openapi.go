@@ -149,7 +149,7 @@ func (o *remoteOpenAPI) syncV3(ctx context.Context, s *apiregistrationv1.APIServ
 
 // addRemoteOpenAPIHooks merges remote APIServices' OpenAPI documents
 // into the server's, with upstream's two hooks.
-func addRemoteOpenAPIHooks(s *server.GenericServer, c *Config, in *apiInstaller, logger *slog.Logger) error {
+func addRemoteOpenAPIHooks(s *server.GenericServer, c *Config, in *apiInstaller, agg *aggregatorInformers, logger *slog.Logger) error {
 	cert, err := loadProxyClientCert(c.Security.ProxyClientCertFile, c.Security.ProxyClientKeyFile)
 	if err != nil {
 		return err
@@ -161,7 +161,7 @@ func addRemoteOpenAPIHooks(s *server.GenericServer, c *Config, in *apiInstaller,
 			name = "apiservice-openapiv3-controller"
 		}
 		if err := s.AddPostStartHook(name, func(hc server.PostStartHookContext) error {
-			informer, resolver, err := startAPIServiceInformer(hc, name)
+			informer, resolver, err := agg.forHook(hc, name)
 			if err != nil {
 				return err
 			}

@@ -11,12 +11,9 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	v1helper "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
-	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
-	apiregistrationinformers "k8s.io/kube-aggregator/pkg/client/informers/externalversions"
 	apiregistrationlisters "k8s.io/kube-aggregator/pkg/client/listers/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/internal/server"
@@ -25,7 +22,8 @@ import (
 // addRemoteAPIServicesHook wires the aggregator's controllers under
 // upstream's post-start hook names:
 //   - start-kube-aggregator-informers starts the informers of
-//     APIServices, Services and EndpointSlices;
+//     APIServices (agg's, shared by every aggregator hook), Services and
+//     EndpointSlices;
 //   - apiservice-registration-controller installs, replaces and removes a
 //     proxy per remote APIService as APIServices change;
 //   - apiservice-status-local-available-controller and
@@ -35,7 +33,7 @@ import (
 //     periodically;
 //   - apiservice-wait-for-first-sync returns once every Available remote
 //     APIService has its proxy.
-func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Config, logger *slog.Logger) error {
+func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Config, agg *aggregatorInformers, logger *slog.Logger) error {
 	cert, err := loadProxyClientCert(c.Security.ProxyClientCertFile, c.Security.ProxyClientKeyFile)
 	if err != nil {
 		return err
@@ -44,15 +42,8 @@ func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Con
 	if err != nil {
 		return err
 	}
-	cfg := rest.CopyConfig(sc.LoopbackClientConfig)
-	cfg.UserAgent = "kapi/kube-aggregator"
-	regClient, err := apiregistrationclient.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	regFactory := apiregistrationinformers.NewSharedInformerFactory(regClient, 0)
+	regClient, regFactory, apiServices := agg.client, agg.factory, agg.apiServices
 	kubeFactory := informers.NewSharedInformerFactory(kube, 0)
-	apiServices := regFactory.Apiregistration().V1().APIServices()
 	services := kubeFactory.Core().V1().Services()
 	slices := kubeFactory.Discovery().V1().EndpointSlices()
 	if err := addEndpointSliceIndex(slices.Informer()); err != nil {
@@ -74,14 +65,14 @@ func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Con
 		}
 	}
 	w := &aggregatorWiring{
-		apiServices: apiServices.Lister(), apiServicesSynced: apiServices.Informer().HasSynced, remotes: remotes,
+		apiServices: apiServices.Lister(), apiServicesInformer: apiServices.Informer(), remotes: remotes,
 		local:  newAvail(true, "LocalAvailability"),
 		remote: newAvail(false, "RemoteAvailability"),
 	}
 	if err := w.addHandlers(apiServices.Informer(), services.Informer(), slices.Informer()); err != nil {
 		return err
 	}
-	synced := []cache.InformerSynced{apiServices.Informer().HasSynced, services.Informer().HasSynced, slices.Informer().HasSynced}
+	synced := []cache.SharedIndexInformer{apiServices.Informer(), services.Informer(), slices.Informer()}
 	hooks := []struct {
 		name string
 		fn   server.PostStartHookFunc
@@ -98,7 +89,7 @@ func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Con
 		}},
 		{"apiservice-registration-controller", func(hc server.PostStartHookContext) error {
 			// Proxies follow the informer's events; ready once it synced.
-			cache.WaitForCacheSync(hc.Context.Done(), apiServices.Informer().HasSynced)
+			waitForSync(hc.Context, apiServices.Informer())
 			return nil
 		}},
 		{"apiservice-status-local-available-controller", func(hc server.PostStartHookContext) error {
@@ -121,8 +112,8 @@ func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Con
 
 // runWhenSynced runs a once its informers synced; it only releases its
 // queue if ctx ends first.
-func runWhenSynced(ctx context.Context, a *availability, synced []cache.InformerSynced) {
-	if cache.WaitForCacheSync(ctx.Done(), synced...) {
+func runWhenSynced(ctx context.Context, a *availability, synced []cache.SharedIndexInformer) {
+	if waitForSync(ctx, synced...) {
 		a.run(ctx)
 		return
 	}
@@ -132,10 +123,10 @@ func runWhenSynced(ctx context.Context, a *availability, synced []cache.Informer
 // aggregatorWiring routes informer events to the proxies and the two
 // availability controllers.
 type aggregatorWiring struct {
-	apiServices       apiregistrationlisters.APIServiceLister
-	apiServicesSynced cache.InformerSynced
-	remotes           *remoteAPIServices
-	local, remote     *availability
+	apiServices         apiregistrationlisters.APIServiceLister
+	apiServicesInformer cache.SharedIndexInformer
+	remotes             *remoteAPIServices
+	local, remote       *availability
 	// byService maps "<namespace>/<name>" of a Service to the remote
 	// APIServices that reference it, rebuilt when an APIService's
 	// service changes (as upstream's cache).
@@ -235,7 +226,7 @@ func (w *aggregatorWiring) enqueueFor(namespace, name string) {
 // server is not ready before every remote APIService that is Available
 // has its proxy installed.
 func (w *aggregatorWiring) waitForFirstSync(hc server.PostStartHookContext) error {
-	if !cache.WaitForCacheSync(hc.Context.Done(), w.apiServicesSynced) {
+	if !waitForSync(hc.Context, w.apiServicesInformer) {
 		return hc.Context.Err()
 	}
 	t := time.NewTicker(100 * time.Millisecond)

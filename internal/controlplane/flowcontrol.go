@@ -67,7 +67,7 @@ func addFlowControlHooks(s *server.GenericServer, d *flowcontrol.Dispatcher, si 
 		go d.Run(hc.Context)
 		go func() {
 			ctx := hc.Context
-			if !cache.WaitForCacheSync(ctx.Done(), schemaInformer.HasSynced, levelInformer.HasSynced) {
+			if !waitForSync(ctx, schemaInformer, levelInformer) {
 				return
 			}
 			poke()

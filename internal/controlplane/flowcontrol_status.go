@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"fmt"
 	"log/slog"
 
 	"k8s.io/client-go/tools/cache"
@@ -24,10 +25,16 @@ func addFlowControlConfigHooks(s *server.GenericServer, c *Config, si *sharedInf
 	schemas, levels := fc.FlowSchemas(), fc.PriorityLevelConfigurations()
 	ens := ensurer.New(si.client.FlowcontrolV1(), levels.Lister(), schemas.Lister(), logger.With("component", "apf-config-producer"))
 	synced := []cache.InformerSynced{schemas.Informer().HasSynced, levels.Informer().HasSynced}
+	informers := []cache.SharedIndexInformer{schemas.Informer(), levels.Informer()}
 	if err := s.AddPostStartHook("priority-and-fairness-config-producer", func(hc server.PostStartHookContext) error {
 		period := ensurer.ResyncPeriod
 		if c.apfEnsurePeriod > 0 {
 			period = c.apfEnsurePeriod
+		}
+		// Waiting here first spares the ensurer's polled wait (100 ms a
+		// tick) on the ready path; its own wait then passes at once.
+		if !waitForSync(hc.Context, informers...) {
+			return fmt.Errorf("APF bootstrap ensurer: caches did not sync")
 		}
 		return ens.Start(hc.Context, period, synced...)
 	}); err != nil {

@@ -35,7 +35,10 @@ type Controller struct {
 	cs     kubernetes.Interface
 	lister rbaclisters.ClusterRoleLister
 	synced cache.InformerSynced
-	queue  workqueue.TypedRateLimitingInterface[string]
+	// syncedCh closes when the informer synced: the pass before ready
+	// waits on it rather than polling synced every 100 ms.
+	syncedCh cache.DoneChecker
+	queue    workqueue.TypedRateLimitingInterface[string]
 }
 
 // New returns a controller updating cluster roles through cs and reading
@@ -46,6 +49,8 @@ func New(cs kubernetes.Interface, clusterRoles rbacinformers.ClusterRoleInformer
 		cs:     cs,
 		lister: clusterRoles.Lister(),
 		synced: clusterRoles.Informer().HasSynced,
+
+		syncedCh: clusterRoles.Informer().HasSyncedChecker(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "ClusterRoleAggregator"},

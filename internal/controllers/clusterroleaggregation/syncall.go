@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/tools/cache"
 )
 
 // cachePoll is how often SyncAll looks whether the informer caught up
@@ -105,7 +104,9 @@ func aggregateAll(roles map[string]*rbacv1.ClusterRole) ([]string, error) {
 // Run computes from the cache, and from a stale one it would write a
 // smaller union until the missing events arrived.
 func (c *Controller) awaitCache(ctx context.Context, roles map[string]*rbacv1.ClusterRole, written []string) error {
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
+	select {
+	case <-c.syncedCh.Done():
+	case <-ctx.Done():
 		return ctx.Err()
 	}
 	return wait.PollUntilContextCancel(ctx, cachePoll, true, func(context.Context) (bool, error) {

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,10 +51,20 @@ type ops[T object] struct {
 }
 
 // ensureAll creates or revises each wanted object; mandatory objects are
-// always brought back to their bootstrap spec.
+// always brought back to their bootstrap spec. The objects of one call
+// are independent, so their round trips run concurrently: the first round
+// is on the server's ready path, and one write after another made it the
+// slowest post-start hook. The error of the first object (in wants'
+// order) that failed is returned, after every write finished.
 func ensureAll[T object](ctx context.Context, o ops[T], wants []T, mandatory bool, logger *slog.Logger) error {
-	for _, want := range wants {
-		if err := ensureOne(ctx, o, want, mandatory, logger); err != nil {
+	errs := make([]error, len(wants))
+	var wg sync.WaitGroup
+	for i, want := range wants {
+		wg.Go(func() { errs[i] = ensureOne(ctx, o, want, mandatory, logger) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
