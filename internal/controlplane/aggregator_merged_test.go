@@ -2,10 +2,8 @@ package controlplane
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
@@ -126,42 +124,22 @@ const wardleV3 = `{"openapi":"3.0.0","info":{"title":"wardle","version":"v0"},"p
 // startAggregatedServer also serving OpenAPI: a v2 document with its
 // flunders path, and a v3 index with one document.
 func startOpenAPIAggregatedServer(t *testing.T, frontProxyCA *pki.CA) *aggregatedServer {
-	t.Helper()
-	ca, err := pki.EnsureCA(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	certPEM, keyPEM, err := ca.EnsureServingCert(t.TempDir(), []string{"api.wardle.svc"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &aggregatedServer{servingCA: ca.CertPEM}
-	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/openapi/v2":
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"swagger":"2.0","info":{"title":"wardle","version":"v0"},"paths":{` +
-				`"/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders":{"get":{"operationId":"listWardleFlunders","responses":{"200":{"description":"OK"}}}}}}`))
-		case "/openapi/v3":
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"paths":{"apis/wardle.example.com/v1alpha1":{"serverRelativeURL":"/openapi/v3/apis/wardle.example.com/v1alpha1?hash=WARDLE"}}}`))
-		case "/openapi/v3/apis/wardle.example.com/v1alpha1":
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(wardleV3))
-		default:
-			a.serve(w, r)
-		}
-	}))
-	a.TLS = &tls.Config{
-		Certificates: []tls.Certificate{cert},
-		ClientAuth:   tls.RequireAndVerifyClientCert,
-		ClientCAs:    frontProxyCA.CertPool(),
-	}
-	a.StartTLS()
-	t.Cleanup(a.Close)
-	return a
+	return newAggregatedServer(t, frontProxyCA, "", func(a *aggregatedServer) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/openapi/v2":
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"swagger":"2.0","info":{"title":"wardle","version":"v0"},"paths":{` +
+					`"/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders":{"get":{"operationId":"listWardleFlunders","responses":{"200":{"description":"OK"}}}}}}`))
+			case "/openapi/v3":
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"paths":{"apis/wardle.example.com/v1alpha1":{"serverRelativeURL":"/openapi/v3/apis/wardle.example.com/v1alpha1?hash=WARDLE"}}}`))
+			case "/openapi/v3/apis/wardle.example.com/v1alpha1":
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(wardleV3))
+			default:
+				a.serve(w, r)
+			}
+		})
+	})
 }

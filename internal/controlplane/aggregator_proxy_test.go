@@ -51,6 +51,14 @@ func startAggregatedServer(t *testing.T, frontProxyCA *pki.CA) *aggregatedServer
 // startAggregatedServerAt listens on addr (host:port), or on loopback
 // when addr is empty.
 func startAggregatedServerAt(t *testing.T, frontProxyCA *pki.CA, addr string) *aggregatedServer {
+	return newAggregatedServer(t, frontProxyCA, addr, nil)
+}
+
+// newAggregatedServer starts the test aggregated server: TLS for
+// api.wardle.svc from its own CA, requiring a client certificate of
+// frontProxyCA. handler, when set, builds its handler around the
+// server (the default is a.serve).
+func newAggregatedServer(t *testing.T, frontProxyCA *pki.CA, addr string, handler func(a *aggregatedServer) http.Handler) *aggregatedServer {
 	t.Helper()
 	ca, err := pki.EnsureCA(t.TempDir())
 	if err != nil {
@@ -65,7 +73,11 @@ func startAggregatedServerAt(t *testing.T, frontProxyCA *pki.CA, addr string) *a
 		t.Fatal(err)
 	}
 	a := &aggregatedServer{servingCA: ca.CertPEM}
-	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(a.serve))
+	a.Server = httptest.NewUnstartedServer(nil)
+	a.Config.Handler = http.HandlerFunc(a.serve)
+	if handler != nil {
+		a.Config.Handler = handler(a)
+	}
 	if addr != "" {
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
