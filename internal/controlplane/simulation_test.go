@@ -131,7 +131,11 @@ func TestSimulatedNodes(t *testing.T) {
 		}
 	})
 	t.Run("binding", func(t *testing.T) {
-		if _, err := cs.CoreV1().Pods("bench").Create(ctx, simPod("bound", "", corev1.RestartPolicyAlways, nil), metav1.CreateOptions{}); err != nil {
+		// Another scheduler's Pod: the built-in scheduler leaves it alone,
+		// so the binding below is the only one.
+		pod := simPod("bound", "", corev1.RestartPolicyAlways, nil)
+		pod.Spec.SchedulerName = "test-scheduler"
+		if _, err := cs.CoreV1().Pods("bench").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		err := cs.CoreV1().Pods("bench").Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "bound"}, Target: corev1.ObjectReference{Kind: "Node", Name: nodes.Name(2)}}, metav1.CreateOptions{})
