@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -31,15 +32,18 @@ const kubectlVersionFlags = "" +
 	"-X k8s.io/client-go/pkg/version.gitMinor=37 " +
 	"-X k8s.io/client-go/pkg/version.gitTreeState=clean"
 
-// BuildBinaries builds kapi and kubectl into dir, or takes them from
-// KAPI_BIN and KUBECTL_BIN.
+// BuildBinaries builds kapi and kubectl into dir at the same time, or
+// takes them from KAPI_BIN and KUBECTL_BIN.
 func BuildBinaries(dir string) (Binaries, error) {
-	kapi, err := BuildKapi(dir)
-	if err != nil {
-		return Binaries{}, err
-	}
-	kubectl, err := BuildKubectl(dir)
-	if err != nil {
+	var (
+		wg         sync.WaitGroup
+		kubectl    string
+		kubectlErr error
+	)
+	wg.Go(func() { kubectl, kubectlErr = BuildKubectl(dir) })
+	kapi, kapiErr := BuildKapi(dir)
+	wg.Wait()
+	if err := errors.Join(kapiErr, kubectlErr); err != nil {
 		return Binaries{}, err
 	}
 	return Binaries{Kapi: kapi, Kubectl: kubectl}, nil
