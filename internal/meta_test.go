@@ -66,7 +66,8 @@ func TestPackagesHaveDocComments(t *testing.T) {
 }
 
 // TestBinaryDoesNotImportForbiddenModules keeps the rule of DESIGN.md: we
-// write the API server, we do not import it.
+// write the API server, we do not import it; and helm is for the e2e tests
+// only.
 func TestBinaryDoesNotImportForbiddenModules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -84,11 +85,12 @@ func TestBinaryDoesNotImportForbiddenModules(t *testing.T) {
 	}
 }
 
-// forbiddenModules are the servers kapi writes. Of the two whose API types
-// kapi serves, the type packages and generated clients (allowedTrees) are
-// API definitions like k8s.io/api and may be imported; nothing else.
+// forbiddenModules are the servers kapi writes, and helm, which go.mod
+// holds only for the e2e tests. Of the two servers whose API types kapi
+// serves, the type packages and generated clients (allowedTrees) are API
+// definitions like k8s.io/api and may be imported; nothing else.
 var (
-	forbiddenModules = []string{"k8s.io/apiserver", "k8s.io/kubernetes", "k8s.io/apiextensions-apiserver", "k8s.io/kube-aggregator", "k8s.io/controller-manager"}
+	forbiddenModules = []string{"k8s.io/apiserver", "k8s.io/kubernetes", "k8s.io/apiextensions-apiserver", "k8s.io/kube-aggregator", "k8s.io/controller-manager", "helm.sh/helm"}
 	allowedTrees     = []string{
 		"k8s.io/apiextensions-apiserver/pkg/apis", "k8s.io/apiextensions-apiserver/pkg/client",
 		"k8s.io/kube-aggregator/pkg/apis", "k8s.io/kube-aggregator/pkg/client",
@@ -140,6 +142,8 @@ func TestForbiddenImport(t *testing.T) {
 		{"k8s.io/apiserverx", false},
 		{"k8s.io/kubernetes/pkg/apis/core", true},
 		{"k8s.io/controller-manager/app", true},
+		{"helm.sh/helm/v4/pkg/kube", true},
+		{"helm.sh/helm/v4", true},
 	}
 	for _, tt := range tests {
 		if got := forbiddenImport(tt.pkg); got != tt.want {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -31,15 +32,24 @@ const kubectlVersionFlags = "" +
 	"-X k8s.io/client-go/pkg/version.gitMinor=37 " +
 	"-X k8s.io/client-go/pkg/version.gitTreeState=clean"
 
-// BuildBinaries builds kapi and kubectl into dir, or takes them from
-// KAPI_BIN and KUBECTL_BIN.
+// helmLinkFlags stamp the built helm with its module's version, as helm's
+// release builds are (otherwise `helm version` and the User-Agent say v4.3
+// whatever the patch release), and leave out the symbol table and DWARF,
+// which no test reads and which add a third to the link time.
+const helmLinkFlags = "-s -w -X helm.sh/helm/v4/internal/version.version=v4.3.2"
+
+// BuildBinaries builds kapi and kubectl into dir at the same time, or
+// takes them from KAPI_BIN and KUBECTL_BIN.
 func BuildBinaries(dir string) (Binaries, error) {
-	kapi, err := BuildKapi(dir)
-	if err != nil {
-		return Binaries{}, err
-	}
-	kubectl, err := BuildKubectl(dir)
-	if err != nil {
+	var (
+		wg         sync.WaitGroup
+		kubectl    string
+		kubectlErr error
+	)
+	wg.Go(func() { kubectl, kubectlErr = BuildKubectl(dir) })
+	kapi, kapiErr := BuildKapi(dir)
+	wg.Wait()
+	if err := errors.Join(kapiErr, kubectlErr); err != nil {
 		return Binaries{}, err
 	}
 	return Binaries{Kapi: kapi, Kubectl: kubectl}, nil
@@ -54,6 +64,48 @@ func BuildKapi(dir string) (string, error) {
 // when set.
 func BuildKubectl(dir string) (string, error) {
 	return build(dir, EnvKubectlBin, "kubectl", "./test/tools/kubectl", "-ldflags", kubectlVersionFlags)
+}
+
+// BuildHelm builds ./test/tools/helm into dir, or returns HELM_BIN when
+// set.
+func BuildHelm(dir string) (string, error) {
+	return build(dir, EnvHelmBin, "helm", "./test/tools/helm", "-ldflags", helmLinkFlags)
+}
+
+// RequireHelm returns the helm binary, built on first use: few tests need
+// it, so Main does not build it up front (a run of other tests, or of the
+// benchmarks, would link it for nothing). Under Main the build
+// goes into Main's directory and is published through HELM_BIN, so later
+// tests of the binary reuse it; tests asking for it at the same time may
+// each build one (the Go build cache shares the compiling). Without Main
+// it is built into the test's temporary directory.
+func RequireHelm(t testing.TB) string {
+	t.Helper()
+	prebuilt := os.Getenv(EnvHelmBin) != ""
+	shared := os.Getenv(envBinDir)
+	var dir string
+	switch {
+	case prebuilt:
+	case shared != "":
+		// A directory of its own: another test may be writing its
+		// helm into Main's directory at this moment.
+		var err error
+		if dir, err = os.MkdirTemp(shared, "helm-"); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		dir = t.TempDir()
+	}
+	p, err := BuildHelm(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !prebuilt && shared != "" {
+		if err := os.Setenv(EnvHelmBin, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
 }
 
 // RequireBinaries returns the binaries published by Main. A test run
@@ -72,8 +124,10 @@ func RequireBinaries(t testing.TB) Binaries {
 	return bins
 }
 
-func (b Binaries) setenv() error {
-	return errors.Join(os.Setenv(EnvKapiBin, b.Kapi), os.Setenv(EnvKubectlBin, b.Kubectl))
+// setenv publishes the binaries, and dir for the helm RequireHelm builds
+// later.
+func (b Binaries) setenv(dir string) error {
+	return errors.Join(os.Setenv(EnvKapiBin, b.Kapi), os.Setenv(EnvKubectlBin, b.Kubectl), os.Setenv(envBinDir, dir))
 }
 
 // build runs `go build -o dir/name [flags] pkg` in the module root, unless

@@ -11,9 +11,14 @@
 //	k := framework.StartKapi(t)
 //	out, err := k.Kubectl(t, "get", "namespaces")
 //
-// KAPI_BIN and KUBECTL_BIN point at prebuilt binaries and skip the build;
-// KAPI_E2E_STORAGE_BACKEND picks the storage backend of every server that
-// does not choose one.
+// Tests that run helm get one built from the helm.sh/helm/v4 module on
+// first use:
+//
+//	helm := framework.RequireHelm(t)
+//
+// KAPI_BIN, KUBECTL_BIN and HELM_BIN point at prebuilt binaries and skip
+// the build; KAPI_E2E_STORAGE_BACKEND picks the storage backend of every
+// server that does not choose one.
 package framework
 
 import (
@@ -26,13 +31,19 @@ import (
 const (
 	EnvKapiBin        = "KAPI_BIN"
 	EnvKubectlBin     = "KUBECTL_BIN"
+	EnvHelmBin        = "HELM_BIN"
 	EnvStorageBackend = "KAPI_E2E_STORAGE_BACKEND"
+
+	// envBinDir is Main's build directory, where RequireHelm builds
+	// helm when a test first needs it.
+	envBinDir = "KAPI_E2E_BIN_DIR"
 )
 
 // Main builds kapi and kubectl into a temporary directory (unless the
 // environment names them), publishes their paths through KAPI_BIN and
 // KUBECTL_BIN for every test of the binary, runs the tests and removes the
-// build. Its result is the exit code.
+// build, with the helm RequireHelm built there if a test asked for one.
+// Its result is the exit code.
 //
 // The paths travel through the environment, not a package variable, so
 // that the framework keeps no state of its own.
@@ -48,7 +59,7 @@ func Main(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	if err := bins.setenv(); err != nil {
+	if err := bins.setenv(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
