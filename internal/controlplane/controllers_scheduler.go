@@ -15,7 +15,7 @@ func startScheduler(ctx context.Context, cc *controllerContext) error {
 	if err != nil {
 		return err
 	}
-	s, err := scheduler.New(client, cc.recorder(scheduler.SchedulerName), cc.informers.factory, scheduler.Options{
+	s, err := scheduler.New(client, cc.events.seriesRecorder(scheduler.SchedulerName), cc.informers.factory, scheduler.Options{
 		Clock:  cc.tickerClock(),
 		Logger: cc.logger,
 	})

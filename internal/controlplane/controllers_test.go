@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"crypto/x509"
+	"fmt"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -95,8 +96,11 @@ func TestControllersThroughTheServer(t *testing.T) {
 	}
 }
 
-// TestEventRecorders: the shared recorder writes events.k8s.io/v1 Events
-// reporting as the controller that asked for it.
+// TestEventRecorders: controllers record core/v1 Events from their source
+// component as kube-controller-manager's do, so two notes about one
+// object (two Pods a ReplicaSet created) stay two Events and a repeated
+// one is counted; the scheduler's recorder writes events.k8s.io/v1 Events
+// as its reporting controller.
 func TestEventRecorders(t *testing.T) {
 	s := startServer(t, "memory")
 	cs, err := kubernetes.NewForConfig(s.restCfg)
@@ -113,17 +117,32 @@ func TestEventRecorders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.recorder("garbage-collector-controller").Eventf(ns, nil, corev1.EventTypeWarning, "OwnerRefInvalidNamespace", "GarbageCollect", "a note %d", 1)
-	poll(t, "event recorded", func(ctx context.Context) (bool, error) {
-		list, err := cs.EventsV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	ctl := rec.recorder("replicaset-controller")
+	for _, pod := range []string{"web-a", "web-b", "web-b"} {
+		ctl.Eventf(ns, nil, corev1.EventTypeNormal, "SuccessfulCreate", "Create", "Created pod: %s", pod)
+	}
+	rec.seriesRecorder("default-scheduler").Eventf(ns, nil, corev1.EventTypeWarning, "FailedScheduling", "Scheduling", "a note %d", 1)
+	poll(t, "events recorded", func(ctx context.Context) (bool, error) {
+		list, err := cs.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=bench"})
 		if err != nil {
 			return false, err
 		}
+		counts := map[string]int32{}
+		scheduler := false
 		for _, e := range list.Items {
-			if e.Reason == "OwnerRefInvalidNamespace" && e.ReportingController == "garbage-collector-controller" && e.Note == "a note 1" && e.Regarding.Name == "bench" {
-				return true, nil
+			switch {
+			case e.Reason == "SuccessfulCreate" && e.Source.Component == "replicaset-controller":
+				counts[e.Message] = e.Count
+			case e.Reason == "FailedScheduling" && e.ReportingController == "default-scheduler" && e.Message == "a note 1":
+				scheduler = true
 			}
 		}
-		return false, nil
+		if counts["Created pod: web-b"] == 1 {
+			return false, nil // the repeat is still on its way
+		}
+		if len(counts) > 2 || counts["Created pod: web-b"] > 2 {
+			return false, fmt.Errorf("SuccessfulCreate events by message and count %v, want web-a once and web-b twice", counts)
+		}
+		return scheduler && counts["Created pod: web-a"] == 1 && counts["Created pod: web-b"] == 2, nil
 	})
 }

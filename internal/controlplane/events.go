@@ -4,24 +4,37 @@ import (
 	"context"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/tools/record"
 )
 
-// eventRecorders is the one events.k8s.io/v1 broadcaster the in-process
-// controllers share, as kube-controller-manager shares one per process:
-// client-go aggregates repeated events into series and rate-limits them.
-// It is built by the first controller hook that runs and shut down with
-// the server.
+// eventRecorders are the event broadcasters the in-process controllers
+// share, one per process as in kube-controller-manager. There are two,
+// because upstream records events through two APIs:
+//   - kube-controller-manager's controllers record core/v1 Events through
+//     client-go's legacy recorder, which counts identical events and
+//     combines more than ten similar ones, so "Created pod: a" and
+//     "Created pod: b" stay two events, each with its source component;
+//   - kube-scheduler records events.k8s.io/v1 Events, whose series join
+//     the events of one action and reason on one object whatever their
+//     note.
+//
+// They are built by the first hook that needs them and shut down with the
+// server.
 type eventRecorders struct {
-	once        sync.Once
-	err         error
-	broadcaster events.EventBroadcaster
+	once   sync.Once
+	err    error
+	legacy record.EventBroadcaster
+	series events.EventBroadcaster
 }
 
-// init builds and starts the broadcaster once; ctx is the server's
+// init builds and starts both broadcasters once; ctx is the server's
 // lifetime.
 func (e *eventRecorders) init(ctx context.Context, loopback *rest.Config) error {
 	e.once.Do(func() {
@@ -33,20 +46,43 @@ func (e *eventRecorders) init(ctx context.Context, loopback *rest.Config) error 
 			e.err = err
 			return
 		}
-		e.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
-		e.broadcaster.StartRecordingToSink(ctx.Done())
+		e.legacy = record.NewBroadcaster(record.WithContext(ctx))
+		e.legacy.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+		e.series = events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
+		e.series.StartRecordingToSink(ctx.Done())
 		go func() {
 			<-ctx.Done()
-			e.broadcaster.Shutdown()
+			e.legacy.Shutdown()
+			e.series.Shutdown()
 		}()
 	})
 	return e.err
 }
 
-// recorder reports as component (the event's reportingController).
+// recorder reports core/v1 Events from component (their
+// source.component), as kube-controller-manager's controllers do.
 func (e *eventRecorders) recorder(component string) events.EventRecorder {
-	if e == nil || e.broadcaster == nil {
+	if e == nil || e.legacy == nil {
 		return &events.FakeRecorder{}
 	}
-	return e.broadcaster.NewRecorder(scheme.Scheme, component)
+	return legacyRecorder{e.legacy.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component})}
+}
+
+// seriesRecorder reports events.k8s.io/v1 Events as component (their
+// reportingController), as kube-scheduler does.
+func (e *eventRecorders) seriesRecorder(component string) events.EventRecorder {
+	if e == nil || e.series == nil {
+		return &events.FakeRecorder{}
+	}
+	return e.series.NewRecorder(scheme.Scheme, component)
+}
+
+// legacyRecorder gives a legacy recorder the events.k8s.io recorder's
+// signature the controllers are written against; a core/v1 Event has no
+// action and no related object, so those are dropped, as upstream's
+// controllers never record them.
+type legacyRecorder struct{ r record.EventRecorder }
+
+func (l legacyRecorder) Eventf(regarding, _ runtime.Object, eventtype, reason, _, note string, args ...any) {
+	l.r.Eventf(regarding, eventtype, reason, note, args...)
 }
