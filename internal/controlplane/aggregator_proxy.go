@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	v1helper "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
@@ -171,7 +172,7 @@ type remoteAPIServices struct {
 	logger     *slog.Logger
 	mu         sync.Mutex
 	// proxies are the proxies installed, by APIService name.
-	proxies map[string]*remoteProxy
+	proxies map[string]*proxySlot
 	// failed are the remote APIServices no proxy could be built for.
 	failed map[string]bool
 }
@@ -188,7 +189,10 @@ func (m *remoteAPIServices) handled(name string) bool {
 func (m *remoteAPIServices) proxyFor(name string) *remoteProxy {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.proxies[name]
+	if slot := m.proxies[name]; slot != nil {
+		return slot.Load()
+	}
+	return nil
 }
 
 // set installs, replaces or removes the proxy of s.
@@ -211,12 +215,16 @@ func (m *remoteAPIServices) set(s *apiregistrationv1.APIService) {
 		return
 	}
 	delete(m.failed, s.Name)
-	m.mux.Handle(path, p)
-	m.mux.HandlePrefix(path+"/", p)
-	if old := m.proxies[s.Name]; old != nil {
-		old.close()
+	if slot := m.proxies[s.Name]; slot != nil {
+		// An update: the path is the name's, registered already.
+		slot.Swap(p).close()
+		return
 	}
-	m.proxies[s.Name] = p
+	slot := &proxySlot{}
+	slot.Store(p)
+	m.mux.Handle(path, slot)
+	m.mux.HandlePrefix(path+"/", slot)
+	m.proxies[s.Name] = slot
 }
 
 // remove takes the proxy of the APIService name off the mux; requests go
@@ -229,15 +237,24 @@ func (m *remoteAPIServices) remove(name, path string) {
 
 func (m *remoteAPIServices) removeLocked(name, path string) {
 	delete(m.failed, name)
-	old := m.proxies[name]
-	if old == nil {
+	slot := m.proxies[name]
+	if slot == nil {
 		return
 	}
 	m.mux.Unregister(path)
 	m.mux.Unregister(path + "/")
-	old.close()
+	slot.Load().close()
 	delete(m.proxies, name)
 }
+
+// proxySlot is what the mux serves for a remote APIService: registered
+// once when the APIService is added, it serves the proxy of the
+// APIService's latest version, swapped in by each update, as upstream's
+// proxyHandler keeps its handling info. Registering the path again would
+// log a duplicate registration on every status change.
+type proxySlot struct{ atomic.Pointer[remoteProxy] }
+
+func (s *proxySlot) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Load().ServeHTTP(w, r) }
 
 // loadProxyClientCert reads --proxy-client-cert-file and
 // --proxy-client-key-file; both empty means no client certificate.

@@ -1,14 +1,18 @@
 package controlplane
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,7 +28,10 @@ import (
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 	"k8s.io/utils/ptr"
 
+	"github.com/kapi-dev/kapi/internal/auth/user"
+	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/pki"
+	"github.com/kapi-dev/kapi/internal/server/mux"
 )
 
 // seenRequest is what the test aggregated server records of a request.
@@ -291,4 +298,51 @@ func containsAll(have []string, want ...string) bool {
 		}
 	}
 	return true
+}
+
+// TestRemoteAPIServicesUpdateSwapsProxy: an update of a remote
+// APIService (its Available condition turning true, here) swaps the proxy
+// behind the path registered when the APIService was added, as
+// upstream's proxyHandler does: the mux keeps one registration, logs no
+// "duplicate path registration" and serves the new proxy at once.
+func TestRemoteAPIServicesUpdateSwapsProxy(t *testing.T) {
+	backend := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("from the aggregated server"))
+	}))
+	defer backend.Close()
+	u, err := url.Parse(backend.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	m := mux.NewPathRecorderMux("test", slog.New(slog.NewTextHandler(&logs, nil)))
+	remotes := &remoteAPIServices{mux: m, resolver: fixedResolver{url: u}, logger: slog.New(slog.DiscardHandler), proxies: map[string]*proxySlot{}}
+	defer remotes.remove("v1.example.com", "/apis/example.com/v1")
+	svc := &apiregistrationv1.APIService{
+		ObjectMeta: metav1.ObjectMeta{Name: "v1.example.com"},
+		Spec: apiregistrationv1.APIServiceSpec{
+			Group: "example.com", Version: "v1", InsecureSkipTLSVerify: true,
+			Service: &apiregistrationv1.ServiceReference{Namespace: "ns", Name: "svc", Port: ptr.To[int32](443)},
+		},
+	}
+	get := func() int {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/apis/example.com/v1/widgets", nil)
+		m.ServeHTTP(rec, req.WithContext(request.WithUser(req.Context(), &user.DefaultInfo{Name: "alice"})))
+		return rec.Code
+	}
+
+	remotes.set(svc)
+	if code := get(); code != http.StatusServiceUnavailable {
+		t.Errorf("before Available: status %d, want 503", code)
+	}
+	available := svc.DeepCopy()
+	available.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionTrue}}
+	remotes.set(available)
+	if code := get(); code != http.StatusOK {
+		t.Errorf("once Available: status %d, want 200", code)
+	}
+	if strings.Contains(logs.String(), "duplicate path registration") {
+		t.Errorf("an APIService update registered its path again:\n%s", logs.String())
+	}
 }

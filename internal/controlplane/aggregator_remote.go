@@ -51,7 +51,7 @@ func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Con
 	}
 	resolver := &aggregatorResolver{services: services.Lister(), slices: slices.Informer().GetIndexer(), routing: !c.DisableAggregatorRouting}
 	log := logger.With("component", "aggregator")
-	remotes := &remoteAPIServices{mux: s.Handler.APIMux, resolver: resolver, clientCert: cert, logger: log, proxies: map[string]*remoteProxy{}}
+	remotes := &remoteAPIServices{mux: s.Handler.APIMux, resolver: resolver, clientCert: cert, logger: log, proxies: map[string]*proxySlot{}}
 	recheck := c.aggregatorAvailabilityRecheck
 	if recheck <= 0 {
 		recheck = defaultAvailabilityRecheck
