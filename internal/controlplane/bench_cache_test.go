@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -114,7 +113,7 @@ func BenchmarkWatchFanout(b *testing.B) {
 	var sent sync.Map // resourceVersion → time the update was sent
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
-	cpuStart := cpuTime()
+	cpuStart := processCPU()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		<-ticker.C
@@ -129,7 +128,7 @@ func BenchmarkWatchFanout(b *testing.B) {
 	}
 	delays := fan.collect(b, cm.ResourceVersion, &sent)
 	b.StopTimer()
-	b.ReportMetric(float64(cpuTime()-cpuStart)/float64(time.Millisecond)/float64(b.N), "cpu-ms/update")
+	b.ReportMetric(float64(processCPU()-cpuStart)/float64(time.Millisecond)/float64(b.N), "cpu-ms/update")
 	reportPercentiles(b, delays, "delay-ms")
 }
 
@@ -222,13 +221,4 @@ func (f *fanout) collect(b *testing.B, lastRV string, sent *sync.Map) []time.Dur
 		return true
 	})
 	return delays
-}
-
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
