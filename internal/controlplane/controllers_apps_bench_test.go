@@ -51,7 +51,7 @@ func BenchmarkDeploymentsCreatedAtOnce(b *testing.B) {
 		cpu0 := processCPU()
 		start := time.Now()
 		b.StartTimer()
-		createDeployments(b, ctx, cs, benchDeployments)
+		createDeployments(b, ctx, cs, benchDeployments, 3)
 		waitCount(b, ctx, benchDeployments, func() (int, error) {
 			l, err := cs.AppsV1().ReplicaSets("bench").List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 			if err != nil {
@@ -77,7 +77,9 @@ func BenchmarkDeploymentsCreatedAtOnce(b *testing.B) {
 	}
 }
 
-func createDeployments(b *testing.B, ctx context.Context, cs kubernetes.Interface, n int) {
+// createDeployments creates n Deployments of replicas Pods in namespace
+// bench from 20 clients.
+func createDeployments(b *testing.B, ctx context.Context, cs kubernetes.Interface, n int, replicas int32) {
 	var wg sync.WaitGroup
 	var once sync.Once
 	var firstErr error
@@ -89,7 +91,7 @@ func createDeployments(b *testing.B, ctx context.Context, cs kubernetes.Interfac
 				_, err := cs.AppsV1().Deployments("bench").Create(ctx, &appsv1.Deployment{
 					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("d%d", i)},
 					Spec: appsv1.DeploymentSpec{
-						Replicas: ptr.To[int32](3), Selector: &metav1.LabelSelector{MatchLabels: lbl},
+						Replicas: ptr.To(replicas), Selector: &metav1.LabelSelector{MatchLabels: lbl},
 						Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbl},
 							Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}},
 					},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // nodesRenewInterval is kubelet's lease renewal interval.
@@ -75,5 +77,58 @@ func BenchmarkSimulatedNodesSteadyState(b *testing.B) {
 			b.ReportMetric(float64(nodeWrites.Load()-int64(n))/wall.Seconds(), "node-writes/s")
 			b.ReportMetric(ready.Seconds(), "s-to-ready")
 		})
+	}
+}
+
+// BenchmarkSimulatedDeploymentsAvailable is issue 21's load at a size CI
+// can afford: KAPI_BENCH_SIM_NODES simulated nodes (default 50) and
+// KAPI_BENCH_SIM_DEPLOYMENTS Deployments (default 30) of 10 replicas,
+// created at once. It reports the seconds until every Deployment is
+// Available (every Pod scheduled, Running and Ready), the CPU the process
+// used until then, then the CPU per second over 10 s of steady
+// state (kubelet heartbeats, leases and the controllers' resyncs) and the process's peak RSS. Run
+// with -benchtime=1x; KAPI_BENCH_SIM_NODES=1000
+// KAPI_BENCH_SIM_DEPLOYMENTS=1000 is the issue's full load.
+func BenchmarkSimulatedDeploymentsAvailable(b *testing.B) {
+	nodes, deployments := envInt("KAPI_BENCH_SIM_NODES", 50), envInt("KAPI_BENCH_SIM_DEPLOYMENTS", 30)
+	const replicas = 10
+	for b.Loop() {
+		b.StopTimer()
+		s := startServer(b, "memory", func(c *Config) { c.SimulatedNodes = nodes })
+		cfg := rest.CopyConfig(s.restCfg)
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cfg.QPS, cfg.Burst = -1, -1
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		cpu0, start := processCPU(), time.Now()
+		b.StartTimer()
+		createDeployments(b, ctx, cs, deployments, replicas)
+		waitCount(b, ctx, deployments, func() (int, error) {
+			l, err := cs.AppsV1().Deployments("bench").List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+			if err != nil {
+				return 0, err
+			}
+			n := 0
+			for _, d := range l.Items {
+				if d.Status.AvailableReplicas == replicas && d.Status.ObservedGeneration == d.Generation {
+					n++
+				}
+			}
+			return n, nil
+		})
+		b.StopTimer()
+		b.ReportMetric(time.Since(start).Seconds(), "s-until-available")
+		b.ReportMetric((processCPU() - cpu0).Seconds(), "cpu-s-until-available")
+		cpu1, wall1 := processCPU(), time.Now()
+		time.Sleep(10 * time.Second)
+		b.ReportMetric(float64((processCPU()-cpu1).Milliseconds())/time.Since(wall1).Seconds(), "steady-cpu-ms/s")
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+			b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MiB")
+		}
+		b.StartTimer()
 	}
 }
