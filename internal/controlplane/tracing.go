@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
 
 	"github.com/kapi-dev/kapi/internal/server/tracing"
 )
@@ -44,4 +46,22 @@ func newTracerProvider(ctx context.Context, c *Config, logger *slog.Logger) (tra
 			logger.Error("flushing traces", "endpoint", c.Tracing.Endpoint, "err", err)
 		}
 	}, nil
+}
+
+// etcdDialOptions trace the etcd client's calls when tracing is on.
+func (c *Config) etcdDialOptions() []grpc.DialOption {
+	if c.Tracing == nil {
+		return nil
+	}
+	return []grpc.DialOption{grpc.WithChainUnaryInterceptor(tracing.UnaryClientInterceptor)}
+}
+
+// webhookTransport wraps the transports of the webhook clients (admission,
+// conversion, authorization) so that they propagate the request's trace
+// context, when tracing is on; nil otherwise.
+func (c *Config) webhookTransport() func(http.RoundTripper) http.RoundTripper {
+	if c.Tracing == nil {
+		return nil
+	}
+	return tracing.Transport
 }
