@@ -49,13 +49,15 @@ func WithTracing(next http.Handler, tp trace.TracerProvider) http.Handler {
 		if o := request.ObservationFrom(ctx); o != nil && !o.Start.IsZero() {
 			opts = append(opts, trace.WithTimestamp(o.Start))
 		}
-		ctx, span := tracer.Start(ctx, serverSpanName(r), opts...)
+		// Named once it is known to be recorded: most requests are not.
+		ctx, span := tracer.Start(ctx, r.Method, opts...)
 		defer span.End()
 		r = r.WithContext(ctx)
 		if !span.IsRecording() {
 			next.ServeHTTP(w, r)
 			return
 		}
+		span.SetName(serverSpanName(r))
 		span.SetAttributes(serverAttributes(r)...)
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
