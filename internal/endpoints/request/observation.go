@@ -35,9 +35,12 @@ type Observation struct {
 	// after the other, touch them.
 	FilterName    string
 	FilterStarted time.Time
-	// FilterSpan, when the request is traced, is the span of that filter,
-	// and FilterParent the span it is a child of, which the filters after
-	// it are children of again.
+	// Traced is set by the tracing filter when the request's span is
+	// recorded; only then do the filters after it look for that span.
+	// FilterSpan is then the span of the filter running now, and
+	// FilterParent the span it is a child of, which the filters after it
+	// are children of again.
+	Traced                   bool
 	FilterSpan, FilterParent trace.Span
 
 	// Start is when the request-metrics filter saw the request; the

@@ -21,7 +21,7 @@ import (
 // the filter answers itself, when it returns; authentication comes before
 // the server span (WithTracing needs the user), so it has none. Both use
 // the request's Observation (WithRequestMetrics) and do nothing without
-// it; outside a traced request a span costs one context lookup.
+// it; outside a traced request they look for no span.
 func TrackStarted(next http.Handler, m *metrics.Metrics, name string) http.Handler {
 	if m == nil {
 		return next
@@ -33,7 +33,8 @@ func TrackStarted(next http.Handler, m *metrics.Metrics, name string) http.Handl
 			return
 		}
 		o.FilterName, o.FilterStarted = name, time.Now()
-		if parent := trace.SpanFromContext(r.Context()); parent.IsRecording() {
+		if o.Traced {
+			parent := trace.SpanFromContext(r.Context())
 			ctx, span := parent.TracerProvider().Tracer(tracing.ScopeName).Start(r.Context(), name)
 			o.FilterSpan, o.FilterParent = span, parent
 			r = r.WithContext(ctx)

@@ -46,7 +46,8 @@ func WithTracing(next http.Handler, tp trace.TracerProvider) http.Handler {
 			// Neither the caller's trace nor its baggage goes further.
 			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
 		}
-		if o := request.ObservationFrom(ctx); o != nil && !o.Start.IsZero() {
+		o := request.ObservationFrom(ctx)
+		if o != nil && !o.Start.IsZero() {
 			opts = append(opts, trace.WithTimestamp(o.Start))
 		}
 		// Named once it is known to be recorded: most requests are not.
@@ -56,6 +57,9 @@ func WithTracing(next http.Handler, tp trace.TracerProvider) http.Handler {
 		if !span.IsRecording() {
 			next.ServeHTTP(w, r)
 			return
+		}
+		if o != nil {
+			o.Traced = true
 		}
 		span.SetName(serverSpanName(r))
 		span.SetAttributes(serverAttributes(r)...)
