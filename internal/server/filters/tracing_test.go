@@ -301,15 +301,7 @@ func BenchmarkTracingFilter(b *testing.B) {
 		{"sampled-all", sdktrace.NewTracerProvider(sdktrace.WithSampler(tracing.Sampler(tracing.MaxSamplingRatePerMillion)))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			h := WithTracing(ok, bc.tp)
-			r := httptest.NewRequest("GET", "/api/v1/namespaces/ns/configmaps", nil)
-			info, err := request.NewRequestInfoFactory().NewRequestInfo(r)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r = r.WithContext(request.WithRequestInfo(r.Context(), info))
-			w := discardWriter{header: http.Header{}}
-			benchmarkCPU(b, func() { h.ServeHTTP(w, r) })
+			benchmarkList(b, WithTracing(ok, bc.tp))
 		})
 	}
 }
