@@ -60,6 +60,7 @@ type ServeOptions struct {
 	simulationOptions
 	lifecycleOptions
 	debugOptions
+	tracingOptions
 
 	// Logging.
 	Verbosity int
@@ -148,6 +149,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	o.flowControlOptions.addFlags(sets)
 	o.lifecycleOptions.addFlags(sets)
 	o.debugOptions.addFlags(sets)
+	o.tracingOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -229,6 +231,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.simulationOptions.validate()...)
 	errs = append(errs, o.lifecycleOptions.validate()...)
 	errs = append(errs, o.debugOptions.validate()...)
+	errs = append(errs, o.tracingOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)
 	}
@@ -291,6 +294,7 @@ func (o *ServeOptions) Config() *controlplane.Config {
 	o.simulationOptions.fill(c)
 	o.lifecycleOptions.fill(c)
 	o.debugOptions.fill(c)
+	o.tracingOptions.fill(c)
 	if ip := net.ParseIP(o.AdvertiseAddress); ip != nil && !ip.IsUnspecified() {
 		c.AdvertiseAddress = ip
 	}

@@ -82,8 +82,12 @@ func (d *admissionDeps) webhookOptions() admwebhook.Options {
 		resolver = &endpointResolver{}
 		resolver.start(d.informers.client)
 	}
+	clients := webhook.NewClientManager(resolver, admissionWebhookTimeout)
+	if d.config != nil {
+		clients = clients.WithTransportWrapper(d.config.webhookTransport())
+	}
 	o := admwebhook.Options{
-		Clients:    webhook.NewClientManager(resolver, admissionWebhookTimeout),
+		Clients:    clients,
 		Namespaces: d.informers.factory.Core().V1().Namespaces().Lister(),
 		Scheme:     d.scheme,
 		Authorizer: resourceAuthorizer(d),

@@ -83,7 +83,7 @@ func newAuthorization(c *Config, loopback *restclient.Config) (*authorization, e
 		if authorized == 0 && unauthorized == 0 {
 			authorized, unauthorized = webhook.DefaultAuthorizedTTL, webhook.DefaultUnauthorizedTTL
 		}
-		wh, err := webhook.New(sec.AuthorizationWebhookConfigFile, authorized, unauthorized)
+		wh, err := webhook.New(sec.AuthorizationWebhookConfigFile, authorized, unauthorized, c.webhookTransport())
 		if err != nil {
 			return nil, fmt.Errorf("--authorization-webhook-config-file: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/responsewriters"
 	"github.com/kapi-dev/kapi/internal/server"
@@ -95,13 +96,17 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err != nil {
 		return nil, nil, err
 	}
+	var adm admission.Interface = sc.Metrics.Admission(chain)
+	if c.Tracing != nil && adm != nil {
+		adm = admission.Traced(adm)
+	}
 	oapi := newOpenAPIService(scheme)
 	typeConverter := newLazyTypeConverter(oapi.TypeConverter, logger)
 	typeConverter.warm()
 	in := &apiInstaller{
 		scheme:            scheme,
 		codecs:            responsewriters.NewCodecFactory(scheme),
-		admission:         sc.Metrics.Admission(chain),
+		admission:         adm,
 		maxBodyBytes:      c.MaxRequestBytes,
 		minRequestTimeout: c.MinRequestTimeout,
 		logger:            logger,

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kapi-dev/kapi/internal/server"
+	"github.com/kapi-dev/kapi/internal/server/tracing"
 )
 
 // Config is everything the control plane is built from; the CLI fills it
@@ -138,6 +139,15 @@ type Config struct {
 	DisableProfiling    bool
 	ContentionProfiling bool
 	Verbosity           *server.Verbosity
+	// Tracing is the --tracing-config-file: requests are traced with
+	// OpenTelemetry (internal/server/tracing) and the sampled spans sent
+	// to its OTLP gRPC endpoint; the provider is shut down, flushing
+	// what it holds, when Run returns. nil traces nothing and installs
+	// neither the tracing filter nor the traced etcd and webhook clients.
+	Tracing *tracing.Config
+	// tracingBatchTimeout replaces, for tests, the 5s the tracer
+	// provider may hold a span before sending it.
+	tracingBatchTimeout time.Duration
 	// apfEnsurePeriod replaces, for tests, the minute between two rounds
 	// of the API Priority and Fairness configuration producer.
 	apfEnsurePeriod time.Duration

@@ -57,7 +57,7 @@ func installExtensions(c *Config, s *server.GenericServer, deps chainDeps, in *a
 		MinRequestTimeout:   c.MinRequestTimeout,
 		Logger:              deps.logger.With("component", "apiextensions"),
 		Schema:              schemaCompiler{},
-		Converters:          newWebhookConverters(resolver),
+		Converters:          newWebhookConverters(resolver, c.webhookTransport()),
 	})
 	if err != nil {
 		return err

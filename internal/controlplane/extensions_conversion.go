@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"net/http"
 	"time"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -18,8 +19,9 @@ const conversionWebhookTimeout = 30 * time.Second
 // client per CRD over one shared client manager.
 type webhookConverters struct{ clients *webhook.ClientManager }
 
-func newWebhookConverters(resolver webhook.ServiceResolver) webhookConverters {
-	return webhookConverters{clients: webhook.NewClientManager(resolver, conversionWebhookTimeout)}
+// newWebhookConverters' clients send through wrap, when set (tracing).
+func newWebhookConverters(resolver webhook.ServiceResolver, wrap func(http.RoundTripper) http.RoundTripper) webhookConverters {
+	return webhookConverters{clients: webhook.NewClientManager(resolver, conversionWebhookTimeout).WithTransportWrapper(wrap)}
 }
 
 func (w webhookConverters) NewConverter(crd *apiextv1.CustomResourceDefinition) (crserver.Converter, error) {

@@ -40,6 +40,13 @@ func Run(ctx context.Context, c *Config) error {
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return fmt.Errorf("--data-dir: %w", err)
 	}
+	// Deferred first, so shut down last: the spans of the requests
+	// drained at shutdown are sent too.
+	tracerProvider, stopTracing, err := newTracerProvider(ctx, c, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 
 	// Storage and certificates do not depend on each other; the embedded
 	// etcd start dominates the cold start, so overlap them.
@@ -104,6 +111,7 @@ func Run(ctx context.Context, c *Config) error {
 
 	sc := server.NewConfig()
 	sc.Logger = logger
+	sc.TracerProvider = tracerProvider
 	sc.Authentication = authn.request
 	sc.LoopbackClientConfig = serving.loopbackConfig(url)
 	authz, err := newAuthorization(c, sc.LoopbackClientConfig)

@@ -84,7 +84,7 @@ func openStore(ctx context.Context, c *Config, m *metrics.Metrics, logger *slog.
 		client, err = etcd3.NewClient(etcd3.ClientConfig{
 			Endpoints: c.EtcdServers,
 			CAFile:    c.EtcdCAFile, CertFile: c.EtcdCertFile, KeyFile: c.EtcdKeyFile,
-			Logger: logger,
+			Logger: logger, DialOptions: c.etcdDialOptions(),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("connecting to --etcd-servers %v: %w", c.EtcdServers, err)
@@ -92,7 +92,7 @@ func openStore(ctx context.Context, c *Config, m *metrics.Metrics, logger *slog.
 		closeClient = client.Close
 	} else {
 		dir := filepath.Join(c.DataDir, "etcd")
-		srv, err := embedded.Start(ctx, dir, logger)
+		srv, err := embedded.StartWithOptions(ctx, embedded.Options{Dir: dir, Logger: logger, ClientDialOptions: c.etcdDialOptions()})
 		if err != nil {
 			return nil, fmt.Errorf("starting embedded etcd in %s: %w", dir, err)
 		}

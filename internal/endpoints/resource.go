@@ -109,6 +109,9 @@ func (g *APIGroupVersion) installResource(path string) (*resourceHandlers, metav
 	}
 	for verb, build := range verbTable() {
 		if h, ok := build(storage, scope); ok {
+			if name := handlers.SpanNames[verb]; name != "" {
+				h = handlers.Traced(name, h)
+			}
 			rh.verbs[verb] = h
 			apiResource.Verbs = append(apiResource.Verbs, verb)
 		}

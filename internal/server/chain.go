@@ -25,15 +25,19 @@ import (
 //  12. timeout          deadline and 504 for non-long-running requests
 //  13. CORS             preflights answered before authentication
 //  14. authentication   401 (audited on its own: it comes before audit)
-//  15. audit            events per --audit-policy-file
-//  16. impersonation    Impersonate-* headers, each authorized
-//  17. priority and fairness, or max in flight when APF is off: 429;
+//  15. tracing          the request's server span (--tracing-config-file);
+//     after authentication, as upstream since 1.37, so that only
+//     privileged users' trace context is followed
+//  16. audit            events per --audit-policy-file
+//  17. impersonation    Impersonate-* headers, each authorized
+//  18. priority and fairness, or max in flight when APF is off: 429;
 //     after authentication so the user is known
-//  18. authorization    403
+//  19. authorization    403
 //
 // TrackStarted/TrackCompleted bracket authentication, audit, impersonation,
 // priority and fairness and authorization for
-// apiserver_request_filter_duration_seconds, as upstream brackets them.
+// apiserver_request_filter_duration_seconds, as upstream brackets them,
+// and, in a traced request, make each but authentication a span.
 func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	h := apiHandler
 	m := c.Metrics
@@ -65,6 +69,7 @@ func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 		h = filters.WithAudit(h, c.AuditChecker, c.AuditBackend, c.LongRunningFunc)
 		h = filters.TrackStarted(h, m, "audit")
 	}
+	h = filters.WithTracing(h, c.TracerProvider)
 	if c.Authentication != nil {
 		// A refused request never reaches the audit filter below, so
 		// the 401 is audited where it is written.

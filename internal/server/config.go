@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -47,6 +48,11 @@ type Config struct {
 	// Metrics records requests in kube-apiserver's request metrics; nil
 	// records nothing.
 	Metrics *metrics.Metrics
+	// TracerProvider, when set, traces requests (--tracing-config-file):
+	// filters.WithTracing starts each request's server span from it, and
+	// everything below starts its spans from that one. nil traces nothing
+	// and installs no filter. Whoever built it shuts it down.
+	TracerProvider trace.TracerProvider
 
 	// RequestInfoResolver parses requests; nil means the standard prefixes.
 	RequestInfoResolver *request.RequestInfoFactory

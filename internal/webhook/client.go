@@ -47,14 +47,36 @@ type ClientManager struct {
 	maxResponseBytes int64
 	// authInfo gives per-target credentials (nil: anonymous).
 	authInfo *AuthInfoResolver
+	// wrap, when set, wraps every client's transport.
+	wrap func(http.RoundTripper) http.RoundTripper
 }
 
 // WithAuthInfo is a manager like m, with its own client cache, that
 // presents the credentials r gives for each webhook.
 func (m *ClientManager) WithAuthInfo(r *AuthInfoResolver) *ClientManager {
+	out := m.copy()
+	out.authInfo = r
+	return out
+}
+
+// WithTransportWrapper is a manager like m, with its own client cache,
+// whose clients send through wrap(transport) (the traced transport of
+// --tracing-config-file); a nil wrap returns m.
+func (m *ClientManager) WithTransportWrapper(wrap func(http.RoundTripper) http.RoundTripper) *ClientManager {
+	if wrap == nil {
+		return m
+	}
+	out := m.copy()
+	out.wrap = wrap
+	return out
+}
+
+// copy is m's settings with an empty client cache.
+func (m *ClientManager) copy() *ClientManager {
 	out := NewClientManager(m.resolver, m.timeout)
 	out.maxResponseBytes = m.maxResponseBytes
-	out.authInfo = r
+	out.authInfo = m.authInfo
+	out.wrap = m.wrap
 	return out
 }
 
@@ -173,6 +195,9 @@ func (m *ClientManager) newClient(cfg ClientConfig) (*Client, error) {
 				rt = &authTransport{next: transport, authorization: creds.authorization}
 			}
 		}
+	}
+	if m.wrap != nil {
+		rt = m.wrap(rt)
 	}
 	return &Client{
 		name:     cfg.Name,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 type echoMsg struct {
@@ -362,6 +363,56 @@ func TestClientCache(t *testing.T) {
 		})
 	}
 }
+
+// TestTransportWrapper: the clients of WithTransportWrapper, and of
+// WithAuthInfo after it, send through the wrapper; the original
+// manager's do not.
+func TestTransportWrapper(t *testing.T) {
+	srv := newTLSServer(t, http.HandlerFunc(echo))
+	var through int
+	wrap := func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			through++
+			return rt.RoundTrip(r)
+		})
+	}
+	plain := NewClientManager(nil, 0)
+	if plain.WithTransportWrapper(nil) != plain {
+		t.Error("WithTransportWrapper(nil) made a new manager")
+	}
+	wrapped := plain.WithTransportWrapper(wrap)
+	for _, tc := range []struct {
+		name string
+		m    *ClientManager
+		want int
+	}{
+		{"plain", plain, 0},
+		{"wrapped", wrapped, 1},
+		{"wrapped, then with a token", wrapped.WithAuthInfo(&AuthInfoResolver{config: &clientcmdapi.Config{
+			AuthInfos: map[string]*clientcmdapi.AuthInfo{"*": {Token: "t"}},
+		}}), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			through = 0
+			c, err := tc.m.Client(ClientConfig{Name: "w", URL: srv.URL, CABundle: serverCAPEM(srv)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out echoMsg
+			if err := c.Post(context.Background(), echoMsg{Value: "v"}, &out); err != nil || out.Value != "v" {
+				t.Fatalf("Post = %+v, %v", out, err)
+			}
+			if through != tc.want {
+				t.Errorf("%d requests through the wrapper, want %d", through, tc.want)
+			}
+		})
+	}
+}
+
+// roundTripperFunc is a RoundTripper made of a function.
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestDefaultServiceResolver(t *testing.T) {
 	tests := []struct {

@@ -5,6 +5,7 @@ package user
 // Well-known user and group names.
 const (
 	SystemPrivilegedGroup = "system:masters"
+	MonitoringGroup       = "system:monitoring"
 	AllAuthenticated      = "system:authenticated"
 	AllUnauthenticated    = "system:unauthenticated"
 	Anonymous             = "system:anonymous"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Observer is told what the layers below the request-metrics filter learn
@@ -33,6 +35,17 @@ type Observation struct {
 	// after the other, touch them.
 	FilterName    string
 	FilterStarted time.Time
+	// Traced is set by the tracing filter when the request's span is
+	// recorded; only then do the filters after it look for that span.
+	// FilterSpan is then the span of the filter running now, and
+	// FilterParent the span it is a child of, which the filters after it
+	// are children of again.
+	Traced                   bool
+	FilterSpan, FilterParent trace.Span
+
+	// Start is when the request-metrics filter saw the request; the
+	// request's server span starts then too.
+	Start time.Time
 }
 
 type observationKey struct{}

@@ -37,6 +37,7 @@ func WithRequestMetrics(next http.Handler, m *metrics.Metrics, longRunning reque
 		start := time.Now()
 		// One allocation holds the record, the observation and the writer.
 		rec := &requestRecord{m: m, r: r, info: info, writer: statusWriter{ResponseWriter: w}}
+		rec.obs.Start = start
 		rec.longRunning = longRunning != nil && longRunning(r, info)
 		defer rec.done()
 		if !rec.longRunning {

@@ -6,10 +6,11 @@
 // with.
 //
 // Only the filter chain holds the provider (filters.WithTracing starts
-// each request's server span from it). Everything below — the filters,
-// the verb handlers, admission, the watch cache, the stores, the etcd
-// client and the webhook clients — starts its spans from the span in the
-// request's context (Start), so a part needs no provider of its own and
-// costs one context lookup when tracing is off or the request is not
-// sampled.
+// each request's server span from it). Everything below — the filters
+// after authentication, the verb handlers, admission, the etcd client
+// (UnaryClientInterceptor) and the webhook clients (Transport) — starts
+// its spans from the span in the request's context (Start), so a part
+// needs no provider of its own and costs at most one context lookup when
+// tracing is off or the request is not sampled. The watch cache and the
+// stores have no spans of their own.
 package tracing

@@ -137,3 +137,19 @@ func TestTransport(t *testing.T) {
 		t.Errorf("inside an unsampled request traceparent = %v, want trace %v unsampled", sc, unsampled.SpanContext().TraceID())
 	}
 }
+
+// closeCounter counts CloseIdleConnections calls.
+type closeCounter struct {
+	http.RoundTripper
+	closed int
+}
+
+func (c *closeCounter) CloseIdleConnections() { c.closed++ }
+
+func TestTransportClosesIdleConnections(t *testing.T) {
+	next := &closeCounter{RoundTripper: http.DefaultTransport}
+	(&http.Client{Transport: Transport(next)}).CloseIdleConnections()
+	if next.closed != 1 {
+		t.Errorf("the wrapped transport's CloseIdleConnections ran %d times, want 1", next.closed)
+	}
+}

@@ -51,6 +51,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// CloseIdleConnections passes on to the wrapped transport, so that a
+// client cache can still free the connections of a client it drops.
+func (t *transport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // clientAttributes are the semantic-convention attributes of an outgoing
 // request; the URL loses any user information.
 func clientAttributes(req *http.Request) []attribute.KeyValue {

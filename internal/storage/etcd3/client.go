@@ -10,6 +10,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 
 	"github.com/kapi-dev/kapi/internal/pki"
 )
@@ -42,6 +43,9 @@ type ClientConfig struct {
 	// caller anyway, and the zap-to-slog adapter lives unexported in the
 	// embedded package.
 	Logger *slog.Logger
+	// DialOptions are added to the client's dial options (kapi's tracing
+	// interceptor).
+	DialOptions []grpc.DialOption
 }
 
 // NewClient returns a client on cfg.Endpoints. It does not wait for etcd:
@@ -65,6 +69,7 @@ func NewClient(cfg ClientConfig) (*clientv3.Client, error) {
 		DialKeepAliveTime:    keepaliveTime,
 		DialKeepAliveTimeout: keepaliveTimeout,
 		TLS:                  tlsConfig,
+		DialOptions:          cfg.DialOptions,
 		Logger:               zap.NewNop(),
 	})
 	if err != nil {

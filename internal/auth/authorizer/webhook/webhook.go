@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/transport"
 
 	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 	"github.com/kapi-dev/kapi/internal/auth/user"
@@ -71,10 +72,14 @@ var (
 // names. Allowed answers are cached for authorizedTTL, the others for
 // unauthorizedTTL; a TTL of 0 turns that caching off, as upstream (the
 // flags default to DefaultAuthorizedTTL and DefaultUnauthorizedTTL).
-func New(kubeconfigFile string, authorizedTTL, unauthorizedTTL time.Duration) (authorizer.Authorizer, error) {
+// wrap, when not nil, wraps the client's transport (tracing).
+func New(kubeconfigFile string, authorizedTTL, unauthorizedTTL time.Duration, wrap transport.WrapperFunc) (authorizer.Authorizer, error) {
 	cfg, err := loadConfig(kubeconfigFile)
 	if err != nil {
 		return nil, err
+	}
+	if wrap != nil {
+		cfg.Wrap(wrap)
 	}
 	return newAuthorizer(cfg, authorizedTTL, unauthorizedTTL, defaultBackoff(), nil)
 }

@@ -331,19 +331,47 @@ func TestRetry(t *testing.T) {
 
 func TestNew(t *testing.T) {
 	srv := newWebhookServer(t)
-	a, err := New(writeKubeconfig(t, srv.Server), DefaultAuthorizedTTL, DefaultUnauthorizedTTL)
+	a, err := New(writeKubeconfig(t, srv.Server), DefaultAuthorizedTTL, DefaultUnauthorizedTTL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d, _, err := a.Authorize(context.Background(), attrsFor("denied")); d != authorizer.DecisionDeny || err != nil {
 		t.Errorf("Authorize() = %v, %v", d, err)
 	}
-	if _, err := New(filepath.Join(t.TempDir(), "missing"), time.Minute, time.Minute); err == nil {
+	if _, err := New(filepath.Join(t.TempDir(), "missing"), time.Minute, time.Minute, nil); err == nil {
 		t.Error("New() of a missing file succeeded")
 	}
 	_, _, incomplete, err := a.(authorizer.RuleResolver).RulesFor(context.Background(), &user.DefaultInfo{Name: "a"}, "ns")
 	if !incomplete || !errors.Is(err, errNoRules) {
 		t.Errorf("RulesFor() incomplete = %v, err = %v", incomplete, err)
+	}
+}
+
+// roundTripperFunc is a RoundTripper made of a function.
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestNewWrapsTransport: the reviews go through the wrapper New is given
+// (the traced transport, with --tracing-config-file).
+func TestNewWrapsTransport(t *testing.T) {
+	srv := newWebhookServer(t)
+	var sent []string
+	wrap := func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			sent = append(sent, r.Method+" "+r.URL.Host)
+			return rt.RoundTrip(r)
+		})
+	}
+	a, err := New(writeKubeconfig(t, srv.Server), 0, 0, wrap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err := a.Authorize(context.Background(), attrsFor("allowed")); d != authorizer.DecisionAllow || err != nil {
+		t.Fatalf("Authorize() = %v, %v", d, err)
+	}
+	if want := "POST " + srv.Listener.Addr().String(); len(sent) != 1 || sent[0] != want {
+		t.Errorf("through the wrapper: %q, want [%q]", sent, want)
 	}
 }
 
@@ -362,7 +390,7 @@ func TestUntrustedServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(writeKubeconfigWithCA(t, srv.Server, otherCA), time.Minute, time.Minute)
+	a, err := New(writeKubeconfigWithCA(t, srv.Server, otherCA), time.Minute, time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap/zapcore"
+	"google.golang.org/grpc"
 )
 
 // DefaultQuotaBackendBytes is the backend size at which etcd refuses writes
@@ -43,6 +44,9 @@ type Options struct {
 	// ListenPeerURLs, when set with ListenClientURLs, are where etcd
 	// listens for peers; a single member never hears from one.
 	ListenPeerURLs []url.URL
+	// ClientDialOptions are added to the dial options of the server's
+	// client (kapi's tracing interceptor).
+	ClientDialOptions []grpc.DialOption
 }
 
 // Server is a running embedded etcd with a client connected to it.
@@ -79,13 +83,13 @@ func StartWithOptions(ctx context.Context, opts Options) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		return connect(e, opts.Logger)
+		return connect(e, opts)
 	}
 	var lastErr error
 	for range 3 {
 		e, err := startEtcd(ctx, opts)
 		if err == nil {
-			return connect(e, opts.Logger)
+			return connect(e, opts)
 		}
 		lastErr = err
 		if !strings.Contains(err.Error(), "address already in use") {
@@ -163,7 +167,7 @@ func startEtcd(ctx context.Context, opts Options) (*embed.Etcd, error) {
 }
 
 // connect opens a client to a ready etcd.
-func connect(e *embed.Etcd, logger *slog.Logger) (*Server, error) {
+func connect(e *embed.Etcd, opts Options) (*Server, error) {
 	endpoints := make([]string, 0, len(e.Clients))
 	for _, l := range e.Clients {
 		endpoints = append(endpoints, "http://"+l.Addr().String())
@@ -171,7 +175,8 @@ func connect(e *embed.Etcd, logger *slog.Logger) (*Server, error) {
 	client, err := clientv3.New(clientv3.Config{
 		Endpoints:   endpoints,
 		DialTimeout: 5 * time.Second,
-		Logger:      newZapLogger(logger, zapcore.ErrorLevel),
+		DialOptions: opts.ClientDialOptions,
+		Logger:      newZapLogger(opts.Logger, zapcore.ErrorLevel),
 	})
 	if err != nil {
 		e.Close()
