@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -60,4 +61,34 @@ func TestNilRecordsNothing(t *testing.T) {
 	var m *Metrics
 	m.RecordRequest("get", schema.GroupResource{}, time.Now(), nil)
 	m.SetObjectCount(schema.GroupResource{}, 1, nil)
+}
+
+func TestNilRecordersRecordNothing(t *testing.T) {
+	var m *Metrics
+	s := m.Store(schema.GroupResource{})
+	s.ObserveList(1, 1, 1, time.Now())
+	s.EventsReceived(1)
+	s.Bookmark()
+}
+
+func TestSizeCollector(t *testing.T) {
+	var fail bool
+	c := NewSizeCollector(func(context.Context) (int64, error) {
+		if fail {
+			return 0, errors.New("etcd down")
+		}
+		return 4096, nil
+	}, nil)
+	want := `
+# HELP apiserver_storage_size_bytes [STABLE] Size of the storage database file physically allocated in bytes.
+# TYPE apiserver_storage_size_bytes gauge
+apiserver_storage_size_bytes{storage_cluster_id="etcd-0"} 4096
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+	fail = true
+	if n := testutil.CollectAndCount(c); n != 0 {
+		t.Errorf("%d series after a failed read, want none", n)
+	}
 }
