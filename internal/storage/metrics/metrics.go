@@ -3,8 +3,9 @@
 // work unchanged: etcd requests (etcd_request_duration_seconds,
 // etcd_requests_total, etcd_request_errors_total), object counts
 // (apiserver_storage_objects, apiserver_resource_objects), the lists
-// storage serves and the events its watches receive (store.go) and the
-// size of the etcd database (size.go). The collectors belong to a Metrics value registered on a
+// storage serves and the events its watches receive (store.go), the watch
+// cache's families (watchcache.go) and the size of the etcd database
+// (size.go). The collectors belong to a Metrics value registered on a
 // registry the caller owns; nothing is global.
 package metrics
 
@@ -36,6 +37,7 @@ type Metrics struct {
 	storedObjects  *prometheus.GaugeVec
 	objects        *prometheus.GaugeVec
 	store          *storeFamilies
+	cache          *cacheFamilies
 
 	// counts keeps the last successful count by resource for ObjectCount
 	// (API Priority and Fairness sizes lists by it).
@@ -68,9 +70,11 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: alpha + "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 		}, []string{"group", "resource"}),
 		store: newStoreFamilies(),
+		cache: newCacheFamilies(),
 	}
 	collectors := []prometheus.Collector{m.requestLatency, m.requests, m.requestErrors, m.storedObjects, m.objects}
 	collectors = append(collectors, m.store.collectors()...)
+	collectors = append(collectors, m.cache.collectors()...)
 	for _, c := range collectors {
 		if err := reg.Register(c); err != nil {
 			return nil, err
