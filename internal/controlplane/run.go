@@ -106,7 +106,12 @@ func Run(ctx context.Context, c *Config) error {
 	sc.Logger = logger
 	sc.Authentication = authn.request
 	sc.LoopbackClientConfig = serving.loopbackConfig(url)
-	authz, err := newAuthorization(c, sc.LoopbackClientConfig)
+	sc.Metrics, err = apimetrics.New(registry)
+	if err != nil {
+		listener.Close()
+		return fmt.Errorf("registering request metrics: %w", err)
+	}
+	authz, err := newAuthorization(c, sc.LoopbackClientConfig, sc.Metrics)
 	if err != nil {
 		listener.Close()
 		return err
@@ -125,11 +130,6 @@ func Run(ctx context.Context, c *Config) error {
 	}
 	if sc.AuditBackend != nil {
 		defer sc.AuditBackend.Shutdown()
-	}
-	sc.Metrics, err = apimetrics.New(registry)
-	if err != nil {
-		listener.Close()
-		return fmt.Errorf("registering request metrics: %w", err)
 	}
 	sc.MaxRequestsInFlight = c.MaxRequestsInFlight
 	sc.MaxMutatingRequestsInFlight = c.MaxMutatingRequestsInFlight

@@ -62,6 +62,7 @@ type Metrics struct {
 	authnUsers      *prometheus.CounterVec
 	authzAttempts   *prometheus.CounterVec
 	authzDuration   *prometheus.HistogramVec
+	authzDecisions  *prometheus.CounterVec
 	admissionStep   *prometheus.HistogramVec
 
 	inflight *inflight
@@ -141,6 +142,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    alpha + "Authorization duration in seconds broken out by result.",
 			Buckets: authBuckets,
 		}, []string{"result"}),
+		authzDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_authorization_decisions_total",
+			Help: alpha + "Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.",
+		}, []string{"type", "name", "decision"}),
 		admissionStep: newAdmissionStep(),
 		inflight:      newInflight(),
 	}
@@ -148,7 +153,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	for _, c := range []prometheus.Collector{
 		m.requests, m.duration, m.sliDuration, m.responseSizes, m.longRunning,
 		m.filterDuration, m.tlsErrors, m.watchEvents, m.watchEventSizes,
-		m.authnAttempts, m.authnDuration, m.authnUsers, m.authzAttempts, m.authzDuration,
+		m.authnAttempts, m.authnDuration, m.authnUsers, m.authzAttempts, m.authzDuration, m.authzDecisions,
 		m.admissionStep, m.inflight,
 	} {
 		if err := reg.Register(c); err != nil {
