@@ -21,6 +21,7 @@ import (
 	apimetrics "github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/kubeconfig"
 	"github.com/kapi-dev/kapi/internal/server"
+	"github.com/kapi-dev/kapi/internal/server/clientmetrics"
 	"github.com/kapi-dev/kapi/internal/storage/metrics"
 	"github.com/kapi-dev/kapi/internal/version"
 )
@@ -111,6 +112,14 @@ func Run(ctx context.Context, c *Config) error {
 		listener.Close()
 		return fmt.Errorf("registering request metrics: %w", err)
 	}
+	// The server's own clients, built from copies of the loopback
+	// config, report in its rest_client_* families.
+	clientMetrics, err := clientmetrics.New(registry)
+	if err != nil {
+		listener.Close()
+		return fmt.Errorf("registering loopback client metrics: %w", err)
+	}
+	clientMetrics.Instrument(sc.LoopbackClientConfig)
 	authz, err := newAuthorization(c, sc.LoopbackClientConfig, sc.Metrics)
 	if err != nil {
 		listener.Close()
@@ -183,7 +192,10 @@ func Run(ctx context.Context, c *Config) error {
 		go func() {
 			select {
 			case <-prepared.ReadyCh():
-				c.Ready(rest.CopyConfig(sc.LoopbackClientConfig))
+				// The caller's clients are not the server's own.
+				cfg := rest.CopyConfig(sc.LoopbackClientConfig)
+				cfg.WrapTransport = nil
+				c.Ready(cfg)
 			case <-ctx.Done():
 			}
 		}()
