@@ -19,7 +19,10 @@ import (
 	"github.com/kapi-dev/kapi/internal/storage/storagetest"
 )
 
-func TestRequestMetrics(t *testing.T) {
+// measuredConfigMaps returns a backend on a fresh prefix recording into
+// a registry of its own, and its configmap store.
+func measuredConfigMaps(t *testing.T) (*prometheus.Registry, *Backend, storage.Interface) {
+	t.Helper()
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg)
 	if err != nil {
@@ -33,6 +36,11 @@ func TestRequestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return reg, b, s
+}
+
+func TestRequestMetrics(t *testing.T) {
+	reg, _, s := measuredConfigMaps(t)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}
 	if err := s.Create(t.Context(), "/configmaps/ns/a", cm, &corev1.ConfigMap{}); err != nil {
 		t.Fatal(err)
@@ -55,19 +63,7 @@ etcd_requests_total{group="",operation="get",resource="configmaps"} 1
 // is timed; a watch counts the events and progress notifications etcd
 // sends it.
 func TestStoreMetrics(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := NewWithOptions(shared.Client(), Options{Prefix: shared.NewPrefix("registry-test"), Metrics: m})
-	t.Cleanup(func() { _ = b.Close() })
-	cfg := storagetest.ConfigMapResource()
-	cfg.GroupResource = schema.GroupResource{Resource: "configmaps"}
-	s, err := b.ForResource(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, b, s := measuredConfigMaps(t)
 	ctx := t.Context()
 	for i, app := range []string{"a", "b", "b"} {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprint("cm-", i), Labels: map[string]string{"app": app}}}
