@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/auth/authorizer/webhook"
 	"github.com/kapi-dev/kapi/internal/controllers/clusterroleaggregation"
 	"github.com/kapi-dev/kapi/internal/controllers/rbacbootstrap"
+	apimetrics "github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/server"
 )
 
@@ -47,8 +48,9 @@ func (a *authorization) awaitSeed() {
 }
 
 // newAuthorization builds the modes in order, behind the system:masters
-// bypass, over informers that start with the server.
-func newAuthorization(c *Config, loopback *restclient.Config) (*authorization, error) {
+// bypass, over informers that start with the server; m counts each mode's
+// decisions.
+func newAuthorization(c *Config, loopback *restclient.Config, m *apimetrics.Metrics) (*authorization, error) {
 	sec := &c.Security
 	a := &authorization{modes: sec.authorizationModes()}
 	if err := modes.Validate(a.modes, sec.AuthorizationPolicyFile, sec.AuthorizationWebhookConfigFile); err != nil {
@@ -60,7 +62,7 @@ func newAuthorization(c *Config, loopback *restclient.Config) (*authorization, e
 	}
 	a.client = cs
 	a.informers = informers.NewSharedInformerFactory(cs, 0)
-	cfg := modes.Config{Modes: a.modes}
+	cfg := modes.Config{Modes: a.modes, Instrument: m.AuthorizerDecisions}
 	if slices.Contains(a.modes, modes.ModeRBAC) {
 		if a.rbac, err = rbac.NewFromInformers(a.informers.Rbac().V1()); err != nil {
 			return nil, err

@@ -234,33 +234,22 @@ func labelMap(m *dto.Metric) map[string]string {
 	return l
 }
 
-// TestMetricsFamiliesMatchUpstream checks a scrape after some requests
-// against the families, types, stability levels and label names kept in
-// testdata as kube-apiserver has them.
-func TestMetricsFamiliesMatchUpstream(t *testing.T) {
-	s := startServer(t, "memory", withoutControllers, withInFlight(400, 200)) // in-flight limits size APF
-	cs, err := kubernetes.NewForConfig(s.restCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	// A watch with an event, so the watch families have series.
-	w, err := cs.CoreV1().ConfigMaps("bench").Watch(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	if _, err := cs.CoreV1().ConfigMaps("bench").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	<-w.ResultChan()
-	families := scrape(t, cs)
+// upstreamFamily is a line of testdata/metrics/upstream_families.txt.
+type upstreamFamily struct {
+	name, typ, level, labels string
+	// when is "" (every scrape of the test's workload), "etcd" or "rare"
+	// (see the file).
+	when string
+}
 
+func readUpstreamFamilies(t *testing.T) []upstreamFamily {
+	t.Helper()
 	f, err := os.Open("testdata/metrics/upstream_families.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	var out []upstreamFamily
 	lines := bufio.NewScanner(f)
 	for lines.Scan() {
 		line := strings.TrimSpace(lines.Text())
@@ -268,38 +257,183 @@ func TestMetricsFamiliesMatchUpstream(t *testing.T) {
 			continue
 		}
 		fields := strings.Fields(line)
-		if len(fields) != 4 {
+		if len(fields) != 4 && len(fields) != 5 {
 			t.Fatalf("malformed line %q", line)
 		}
-		name, typ, level, labels := fields[0], fields[1], fields[2], fields[3]
-		mf := families[name]
-		if mf == nil {
-			t.Errorf("%s: missing from /metrics", name)
-			continue
-		}
-		if got := strings.ToLower(mf.GetType().String()); got != typ {
-			t.Errorf("%s: type %s, want %s", name, got, typ)
-		}
-		if prefix := "[" + level + "] "; !strings.HasPrefix(mf.GetHelp(), prefix) {
-			t.Errorf("%s: HELP %q does not start with %q", name, mf.GetHelp(), prefix)
-		}
-		for _, m := range mf.GetMetric() {
-			var names []string
-			for _, l := range m.GetLabel() {
-				names = append(names, l.GetName())
-			}
-			slices.Sort(names)
-			got := strings.Join(names, ",")
-			if got == "" {
-				got = "-"
-			}
-			if got != labels {
-				t.Errorf("%s: labels %s, want %s", name, got, labels)
-				break
+		fam := upstreamFamily{name: fields[0], typ: fields[1], level: fields[2], labels: fields[3]}
+		if len(fields) == 5 {
+			fam.when = fields[4]
+			if fam.when != "etcd" && fam.when != "rare" {
+				t.Fatalf("line %q: unknown condition %q", line, fam.when)
 			}
 		}
+		out = append(out, fam)
 	}
 	if err := lines.Err(); err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// checkFamily compares a scraped family with the upstream line.
+func checkFamily(t *testing.T, mf *dto.MetricFamily, want upstreamFamily) {
+	t.Helper()
+	if got := strings.ToLower(mf.GetType().String()); got != want.typ {
+		t.Errorf("%s: type %s, want %s", want.name, got, want.typ)
+	}
+	if prefix := "[" + want.level + "] "; !strings.HasPrefix(mf.GetHelp(), prefix) {
+		t.Errorf("%s: HELP %q does not start with %q", want.name, mf.GetHelp(), prefix)
+	}
+	for _, m := range mf.GetMetric() {
+		var names []string
+		for _, l := range m.GetLabel() {
+			names = append(names, l.GetName())
+		}
+		slices.Sort(names)
+		got := strings.Join(names, ",")
+		if got == "" {
+			got = "-"
+		}
+		if got != want.labels {
+			t.Errorf("%s: labels %s, want %s", want.name, got, want.labels)
+			break
+		}
+	}
+}
+
+// TestMetricsFamiliesMatchUpstream checks scrapes after some requests
+// against the families, types, stability levels and label names kept in
+// testdata as kube-apiserver has them: a memory-backed server for every
+// family but the etcd backend's, an etcd-backed one for those.
+func TestMetricsFamiliesMatchUpstream(t *testing.T) {
+	want := readUpstreamFamilies(t)
+	t.Run("memory", func(t *testing.T) {
+		families := familiesWorkload(t)
+		for _, fam := range want {
+			mf := families[fam.name]
+			switch {
+			case fam.when == "etcd":
+				continue
+			case mf == nil && fam.when == "rare":
+				continue
+			case mf == nil:
+				t.Errorf("%s: missing from /metrics", fam.name)
+				continue
+			}
+			checkFamily(t, mf, fam)
+		}
+	})
+	t.Run("etcd", func(t *testing.T) {
+		families := etcdFamiliesWorkload(t)
+		for _, fam := range want {
+			if fam.when != "etcd" {
+				continue
+			}
+			if mf := families[fam.name]; mf == nil {
+				t.Errorf("%s: missing from /metrics of an etcd-backed server", fam.name)
+			} else {
+				checkFamily(t, mf, fam)
+			}
+		}
+	})
+}
+
+// familiesWorkload runs on a memory-backed server what gives every family
+// not marked etcd or rare a series, and scrapes it.
+func familiesWorkload(t *testing.T) map[string]*dto.MetricFamily {
+	s := startServer(t, "memory", withoutControllers, withInFlight(400, 200)) // in-flight limits size APF
+	cs, err := kubernetes.NewForConfig(s.restCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps("bench")
+	// A watch with an event, so the watch families have series.
+	w, err := cms.Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	<-w.ResultChan()
+	// A watch from "0" starts with the object as an init event.
+	w0, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w0.Stop()
+	<-w0.ResultChan()
+	// Consistent lists from the cache, each right after a write to
+	// another resource, which the cache waits to catch up with (unless a
+	// progress notification happened to arrive in between: then again).
+	var families map[string]*dto.MetricFamily
+	pts := cs.CoreV1().PodTemplates("bench")
+	for i := 0; families["apiserver_watch_cache_read_wait_seconds"] == nil; i++ {
+		if i == 5 {
+			t.Fatal("no consistent list waited for the cache in 5 tries")
+		}
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("wait-", i)}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pts.List(ctx, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		families = scrape(t, cs)
+	}
+	// A request RBAC decides: discovery as a plain authenticated user
+	// (the admin passes the system:masters bypass, which is not counted).
+	alice := rest.CopyConfig(s.restCfg)
+	alice.Impersonate = rest.ImpersonationConfig{UserName: "alice", Groups: []string{"system:authenticated"}}
+	acs, err := kubernetes.NewForConfig(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := acs.Discovery().ServerVersion(); err != nil {
+		t.Fatal(err)
+	}
+	// A request whose deadline passes before it is served: a 504 the
+	// server terminated it with. The handler may rarely win the race
+	// with a 1ns deadline; then again.
+	for i := 0; ; i++ {
+		err := cs.CoreV1().RESTClient().Get().Namespace("bench").Resource("configmaps").Param("timeout", "1ns").Do(ctx).Error()
+		if apierrors.IsTimeout(err) {
+			break
+		}
+		if i == 5 {
+			t.Fatalf("a list with a 1ns timeout: %v, want a timeout in 5 tries", err)
+		}
+	}
+	return scrape(t, cs)
+}
+
+// etcdFamiliesWorkload runs on an etcd-backed server what gives the etcd
+// families a series, and scrapes it.
+func etcdFamiliesWorkload(t *testing.T) map[string]*dto.MetricFamily {
+	s := startServer(t, "etcd3", withoutControllers)
+	cs, err := kubernetes.NewForConfig(s.restCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// An etcd error: an exact list of a revision etcd has not reached.
+	_, err = cs.CoreV1().ConfigMaps("bench").List(ctx, metav1.ListOptions{ResourceVersion: "999999999", ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+	if !apierrors.IsTimeout(err) {
+		t.Fatalf("exact list of a future resourceVersion: %v, want the too-large resourceVersion timeout", err)
+	}
+	// A progress notification from etcd: the caches ask for one every
+	// few seconds, and whenever a consistent read waits for one.
+	var families map[string]*dto.MetricFamily
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		if _, err := cs.CoreV1().PodTemplates("bench").List(ctx, metav1.ListOptions{}); err != nil {
+			return false, err
+		}
+		families = scrape(t, cs)
+		return families["etcd_bookmark_total"] != nil, nil
+	})
+	if err != nil {
+		t.Fatalf("no progress notification from etcd counted: %v", err)
+	}
+	return families
 }

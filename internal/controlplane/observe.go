@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/server"
 	"github.com/kapi-dev/kapi/internal/server/healthz"
+	"github.com/kapi-dev/kapi/internal/storage/etcd3"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 )
 
 // newMetricsRegistry is the registry /metrics serves: kapi's own metrics
@@ -21,11 +24,16 @@ func newMetricsRegistry() *prometheus.Registry {
 
 // installStorageObservers serves /metrics and adds the storage health
 // checks kube-apiserver has: "etcd" on /healthz, /livez and /readyz, and
-// "etcd-readiness" on /readyz, each bounded by its timeout flag. The
-// object counter runs as a post-start hook.
+// "etcd-readiness" on /readyz, each bounded by its timeout flag, and the
+// etcd database size metric. The object counter runs as a post-start
+// hook.
 func installStorageObservers(s *server.GenericServer, c *Config, deps chainDeps) error {
 	s.Handler.NonAPIMux.Handle("/metrics", promhttp.HandlerFor(deps.registry, promhttp.HandlerOpts{}))
-	if deps.storage.etcd != nil {
+	if client := deps.storage.etcd; client != nil {
+		size := func(ctx context.Context) (int64, error) { return etcd3.DBSize(ctx, client) }
+		if err := deps.registry.Register(metrics.NewSizeCollector(size, deps.logger)); err != nil {
+			return err
+		}
 		health := deps.storage.etcdCheck(c.EtcdHealthcheckTimeout)
 		ready := deps.storage.etcdCheck(c.EtcdReadycheckTimeout)
 		if err := s.AddHealthChecks(healthz.NamedCheck("etcd", func(r *http.Request) error { return health(r.Context()) })); err != nil {

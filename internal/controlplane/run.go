@@ -21,6 +21,7 @@ import (
 	apimetrics "github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/kubeconfig"
 	"github.com/kapi-dev/kapi/internal/server"
+	"github.com/kapi-dev/kapi/internal/server/clientmetrics"
 	"github.com/kapi-dev/kapi/internal/storage/metrics"
 	"github.com/kapi-dev/kapi/internal/version"
 )
@@ -114,7 +115,20 @@ func Run(ctx context.Context, c *Config) error {
 	sc.TracerProvider = tracerProvider
 	sc.Authentication = authn.request
 	sc.LoopbackClientConfig = serving.loopbackConfig(url)
-	authz, err := newAuthorization(c, sc.LoopbackClientConfig)
+	sc.Metrics, err = apimetrics.New(registry)
+	if err != nil {
+		listener.Close()
+		return fmt.Errorf("registering request metrics: %w", err)
+	}
+	// The server's own clients, built from copies of the loopback
+	// config, report in its rest_client_* families.
+	clientMetrics, err := clientmetrics.New(registry)
+	if err != nil {
+		listener.Close()
+		return fmt.Errorf("registering loopback client metrics: %w", err)
+	}
+	clientMetrics.Instrument(sc.LoopbackClientConfig)
+	authz, err := newAuthorization(c, sc.LoopbackClientConfig, sc.Metrics)
 	if err != nil {
 		listener.Close()
 		return err
@@ -133,11 +147,6 @@ func Run(ctx context.Context, c *Config) error {
 	}
 	if sc.AuditBackend != nil {
 		defer sc.AuditBackend.Shutdown()
-	}
-	sc.Metrics, err = apimetrics.New(registry)
-	if err != nil {
-		listener.Close()
-		return fmt.Errorf("registering request metrics: %w", err)
 	}
 	sc.MaxRequestsInFlight = c.MaxRequestsInFlight
 	sc.MaxMutatingRequestsInFlight = c.MaxMutatingRequestsInFlight
@@ -191,7 +200,10 @@ func Run(ctx context.Context, c *Config) error {
 		go func() {
 			select {
 			case <-prepared.ReadyCh():
-				c.Ready(rest.CopyConfig(sc.LoopbackClientConfig))
+				// The caller's clients are not the server's own.
+				cfg := rest.CopyConfig(sc.LoopbackClientConfig)
+				cfg.WrapTransport = nil
+				c.Ready(cfg)
 			case <-ctx.Done():
 			}
 		}()

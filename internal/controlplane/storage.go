@@ -51,7 +51,7 @@ func openBackend(ctx context.Context, c *Config, m *metrics.Metrics, logger *slo
 	if err != nil || c.WatchCacheSize <= 0 {
 		return h, err
 	}
-	cached := cacher.NewBackend(h.backend, cacher.Options{HistorySize: c.WatchCacheSize, Logger: logger.With("component", "watch-cache")})
+	cached := cacher.NewBackend(h.backend, cacher.Options{HistorySize: c.WatchCacheSize, Logger: logger.With("component", "watch-cache"), Metrics: m})
 	closeStore := h.closeFn
 	h.backend = cached
 	h.closeFn = func() error {

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 
+	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/server/filters"
 )
 
@@ -92,7 +93,23 @@ func DefaultBuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	h = filters.WithHTTPLogging(h, c.Logger, c.Verbosity)
 	h = filters.WithRequestMetrics(h, m, c.LongRunningFunc)
 	h = filters.WithRequestInfo(h, c.RequestInfoResolver)
-	h = filters.WithPanicRecovery(h, c.Logger)
+	h = filters.WithPanicRecovery(h, c.Logger, abortRecorder(c))
 	h = filters.WithRequestID(h)
 	return h
+}
+
+// abortRecorder counts aborted responses in apiserver_request_aborts_total.
+// The panic recovery sits outside the request info filter, so the request
+// is resolved again, as upstream does; only aborts pay for it.
+func abortRecorder(c *Config) func(*http.Request) {
+	if c.Metrics == nil {
+		return nil
+	}
+	return func(r *http.Request) {
+		info, err := c.RequestInfoResolver.NewRequestInfo(r)
+		if err != nil {
+			info = &request.RequestInfo{Verb: r.Method, Path: r.URL.Path}
+		}
+		c.Metrics.ObserveAbort(r, info)
+	}
 }

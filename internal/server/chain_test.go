@@ -8,9 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/kapi-dev/kapi/internal/auth/authenticator"
 	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 	"github.com/kapi-dev/kapi/internal/auth/user"
+	"github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/endpoints/warning"
 )
 
@@ -138,5 +142,37 @@ func TestChainWithoutAuth(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil))
 	if rec.Code != http.StatusNoContent {
 		t.Errorf("code = %d, want 204", rec.Code)
+	}
+}
+
+// TestChainCountsAborts: a response aborted below the chain counts in
+// apiserver_request_aborts_total with the labels of the request, which
+// the panic recovery resolves again.
+func TestChainCountsAborts(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	c := NewConfig()
+	c.RequestTimeout = time.Minute
+	var err error
+	if c.Metrics, err = metrics.New(reg); err != nil {
+		t.Fatal(err)
+	}
+	h := DefaultBuildHandlerChain(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic(http.ErrAbortHandler)
+	}), c.complete())
+	func() {
+		defer func() {
+			if v := recover(); v != http.ErrAbortHandler {
+				t.Errorf("recovered %v, want http.ErrAbortHandler passed on", v)
+			}
+		}()
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/apis/apps/v1/namespaces/ns/deployments/d", nil))
+	}()
+	want := `
+# HELP apiserver_request_aborts_total [ALPHA] Number of requests which apiserver aborted possibly due to a timeout, for each group, version, verb, resource, subresource and scope
+# TYPE apiserver_request_aborts_total counter
+apiserver_request_aborts_total{group="apps",resource="deployments",scope="resource",subresource="",verb="GET",version="v1"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "apiserver_request_aborts_total"); err != nil {
+		t.Error(err)
 	}
 }

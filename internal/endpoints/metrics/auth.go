@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -103,6 +104,30 @@ func (m *Metrics) Authorizer(a authorizer.Authorizer) authorizer.Authorizer {
 		c := results[result]
 		c.attempts.Inc()
 		c.duration.Observe(time.Since(start).Seconds())
+		return decision, reason, err
+	})
+}
+
+// AuthorizerDecisions returns a, counting each terminal decision it makes
+// (allowed or denied; no opinion passes the question on and is not
+// counted) in apiserver_authorization_decisions_total under the type and
+// name of the authorizer. Upstream names the authorizer of an
+// --authorization-mode with the mode in lower case.
+func (m *Metrics) AuthorizerDecisions(typ, name string, a authorizer.Authorizer) authorizer.Authorizer {
+	if m == nil || a == nil {
+		return a
+	}
+	// A series appears with the first decision of its kind, as upstream's.
+	allowed := sync.OnceValue(func() prometheus.Counter { return m.authzDecisions.WithLabelValues(typ, name, resultAllowed) })
+	denied := sync.OnceValue(func() prometheus.Counter { return m.authzDecisions.WithLabelValues(typ, name, resultDenied) })
+	return authorizer.Func(func(ctx context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
+		decision, reason, err := a.Authorize(ctx, attrs)
+		switch decision {
+		case authorizer.DecisionAllow:
+			allowed().Inc()
+		case authorizer.DecisionDeny:
+			denied().Inc()
+		}
 		return decision, reason, err
 	})
 }

@@ -62,6 +62,9 @@ type Metrics struct {
 	authnUsers      *prometheus.CounterVec
 	authzAttempts   *prometheus.CounterVec
 	authzDuration   *prometheus.HistogramVec
+	authzDecisions  *prometheus.CounterVec
+	terminations    *prometheus.CounterVec
+	aborts          *prometheus.CounterVec
 	admissionStep   *prometheus.HistogramVec
 
 	inflight *inflight
@@ -141,6 +144,18 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    alpha + "Authorization duration in seconds broken out by result.",
 			Buckets: authBuckets,
 		}, []string{"result"}),
+		authzDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_authorization_decisions_total",
+			Help: alpha + "Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.",
+		}, []string{"type", "name", "decision"}),
+		terminations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_request_terminations_total",
+			Help: alpha + "Number of requests which apiserver terminated in self-defense.",
+		}, append(append([]string(nil), resourceLabels...), "code")),
+		aborts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_request_aborts_total",
+			Help: alpha + "Number of requests which apiserver aborted possibly due to a timeout, for each group, version, verb, resource, subresource and scope",
+		}, []string{"verb", "group", "version", "resource", "subresource", "scope"}),
 		admissionStep: newAdmissionStep(),
 		inflight:      newInflight(),
 	}
@@ -148,7 +163,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	for _, c := range []prometheus.Collector{
 		m.requests, m.duration, m.sliDuration, m.responseSizes, m.longRunning,
 		m.filterDuration, m.tlsErrors, m.watchEvents, m.watchEventSizes,
-		m.authnAttempts, m.authnDuration, m.authnUsers, m.authzAttempts, m.authzDuration,
+		m.authnAttempts, m.authnDuration, m.authnUsers, m.authzAttempts, m.authzDuration, m.authzDecisions,
+		m.terminations, m.aborts,
 		m.admissionStep, m.inflight,
 	} {
 		if err := reg.Register(c); err != nil {

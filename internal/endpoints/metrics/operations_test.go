@@ -14,6 +14,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/admission"
 	auditv1 "github.com/kapi-dev/kapi/internal/audit/v1"
+	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 )
 
 func newTestMetrics(t *testing.T) (*Metrics, *prometheus.Registry) {
@@ -184,4 +185,29 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestAuthorizerDecisions: allows and denies count under the authorizer's
+// type and name; no opinion does not count.
+func TestAuthorizerDecisions(t *testing.T) {
+	m, reg := newTestMetrics(t)
+	var decision authorizer.Decision
+	a := m.AuthorizerDecisions("RBAC", "rbac", authorizer.Func(func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+		return decision, "", nil
+	}))
+	for _, d := range []authorizer.Decision{authorizer.DecisionAllow, authorizer.DecisionAllow, authorizer.DecisionNoOpinion, authorizer.DecisionDeny} {
+		decision = d
+		if got, _, _ := a.Authorize(context.Background(), authorizer.Attributes{}); got != d {
+			t.Fatalf("Authorize() = %v, want the wrapped authorizer's %v", got, d)
+		}
+	}
+	want := `
+# HELP apiserver_authorization_decisions_total [ALPHA] Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.
+# TYPE apiserver_authorization_decisions_total counter
+apiserver_authorization_decisions_total{decision="allowed",name="rbac",type="RBAC"} 2
+apiserver_authorization_decisions_total{decision="denied",name="rbac",type="RBAC"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "apiserver_authorization_decisions_total"); err != nil {
+		t.Error(err)
+	}
 }

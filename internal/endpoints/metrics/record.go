@@ -1,9 +1,13 @@
 package metrics
 
 import (
+	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kapi-dev/kapi/internal/endpoints/request"
 )
 
 // ObserveRequest records a finished request with labels l, answered with
@@ -54,4 +58,23 @@ func (m *Metrics) InflightStarted(mutating bool, now time.Time) {
 // InflightDone ends a request counted by InflightStarted.
 func (m *Metrics) InflightDone(mutating bool) {
 	m.inflight.kind(mutating).done()
+}
+
+// ObserveTermination records a request labeled l that a filter ended early
+// with code to protect the server: a timeout, or a concurrency limit.
+// Terminations are rare; their series are looked up as they happen.
+func (m *Metrics) ObserveTermination(l *Labels, code int) {
+	if m != nil {
+		m.terminations.WithLabelValues(l.Verb, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, Component, strconv.Itoa(code)).Inc()
+	}
+}
+
+// ObserveAbort records a request whose response was aborted (a panic with
+// http.ErrAbortHandler, mostly a timeout after the response started).
+func (m *Metrics) ObserveAbort(r *http.Request, info *request.RequestInfo) {
+	if m == nil {
+		return
+	}
+	l := ResourceLabels(r, info)
+	m.aborts.WithLabelValues(l.Verb, l.Group, l.Version, l.Resource, l.Subresource, l.Scope).Inc()
 }

@@ -11,14 +11,18 @@ import (
 // Observer is told what the layers below the request-metrics filter learn
 // about a request: that an installed API route took it (only those are
 // counted in apiserver_request_total, as upstream instruments only its
-// routes, so an unknown path never becomes a label value), and each watch
-// event sent.
+// routes, so an unknown path never becomes a label value), each watch
+// event sent, and that the server turned it away in self-defense.
 type Observer interface {
 	// Routed runs once, in the goroutine serving the request, when an
 	// installed resource handler takes it.
 	Routed()
 	// WatchEvent runs for each watch event written, with its size.
 	WatchEvent(size int)
+	// Terminated runs when a filter ends the request early to protect
+	// the server (a timeout, a concurrency limit), with the status code
+	// the client gets.
+	Terminated(code int)
 }
 
 // Observation is the request-metrics filter's per-request record, carried
@@ -80,6 +84,15 @@ func (o *Observation) Routed() bool { return o.routed.Load() }
 func (o *Observation) WatchEvent(size int) {
 	if o != nil && o.observer != nil {
 		o.observer.WatchEvent(size)
+	}
+}
+
+// MarkTerminated notes that the request in ctx was ended early, with
+// code, to protect the server: a 504 for a timeout, a 429 for a
+// concurrency limit. Call it at most once per request.
+func MarkTerminated(ctx context.Context, code int) {
+	if o := ObservationFrom(ctx); o != nil && o.observer != nil {
+		o.observer.Terminated(code)
 	}
 }
 

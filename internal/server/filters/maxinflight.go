@@ -54,6 +54,7 @@ func WithMaxInFlightLimit(next http.Handler, readOnlyLimit, mutatingLimit int, l
 				next.ServeHTTP(w, r)
 				return
 			}
+			request.MarkTerminated(r.Context(), http.StatusTooManyRequests)
 			WriteStatus(w, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
 		}
 	})

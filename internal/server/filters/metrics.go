@@ -86,6 +86,17 @@ func (rec *requestRecord) WatchEvent(size int) {
 	rec.watch.Observe(size)
 }
 
+// Terminated implements request.Observer. A non-resource request is
+// recorded without its path, so that no path a client invents becomes a
+// label value (upstream puts it in the subresource label).
+func (rec *requestRecord) Terminated(code int) {
+	labels := metrics.ResourceLabels(rec.r, rec.info)
+	if !rec.info.IsResourceRequest {
+		labels.Group, labels.Version, labels.Resource, labels.Subresource = "", "", "", ""
+	}
+	rec.m.ObserveTermination(&labels, code)
+}
+
 // done ends the gauges, even when the handler panics.
 func (rec *requestRecord) done() {
 	if !rec.longRunning {

@@ -136,6 +136,61 @@ func TestRequestMetricsCountsRoutedRequests(t *testing.T) {
 	}
 }
 
+// TestRequestTerminations: a request a filter turns away to protect the
+// server counts in apiserver_request_terminations_total, with its labels
+// and the code the client got; a client that goes away does not.
+func TestRequestTerminations(t *testing.T) {
+	longRunning := request.DefaultLongRunningRequestCheck()
+	waitForDeadline := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	t.Run("timeout", func(t *testing.T) {
+		reg, m := newTestMetrics(t)
+		h := withInfo(WithRequestMetrics(WithTimeoutForNonLongRunningRequests(waitForDeadline, longRunning, time.Millisecond, nil), m, longRunning))
+		if rec := do(h, "GET", "/api/v1/namespaces/ns/configmaps"); rec.Code != http.StatusGatewayTimeout {
+			t.Fatalf("code = %d, want 504", rec.Code)
+		}
+		want := map[string]string{"verb": "LIST", "group": "", "version": "v1", "resource": "configmaps", "subresource": "",
+			"scope": "namespace", "component": "apiserver", "code": "504"}
+		if got := sample(t, reg, "apiserver_request_terminations_total", want); got != 1 {
+			t.Errorf("apiserver_request_terminations_total%v = %v, want 1", want, got)
+		}
+	})
+	t.Run("client gone", func(t *testing.T) {
+		reg, m := newTestMetrics(t)
+		h := withInfo(WithRequestMetrics(WithTimeoutForNonLongRunningRequests(waitForDeadline, longRunning, time.Hour, nil), m, longRunning))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(ctx, "GET", "/api/v1/namespaces/ns/configmaps", nil))
+		if got := sample(t, reg, "apiserver_request_terminations_total", nil); got != 0 {
+			t.Errorf("apiserver_request_terminations_total = %v after the client went away, want 0", got)
+		}
+	})
+	t.Run("in-flight limit", func(t *testing.T) {
+		reg, m := newTestMetrics(t)
+		entered, release := make(chan struct{}), make(chan struct{})
+		hold := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+			close(entered)
+			<-release
+		})
+		h := withInfo(WithRequestMetrics(WithMaxInFlightLimit(hold, 1, 1, longRunning), m, longRunning))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			do(h, "GET", "/api/v1/pods")
+		}()
+		<-entered
+		if rec := do(h, "GET", "/healthz"); rec.Code != http.StatusTooManyRequests {
+			t.Fatalf("code = %d, want 429", rec.Code)
+		}
+		close(release)
+		<-done
+		// No path of a non-resource request is a label value.
+		want := map[string]string{"verb": "GET", "group": "", "version": "", "resource": "", "subresource": "", "scope": "", "code": "429"}
+		if got := sample(t, reg, "apiserver_request_terminations_total", want); got != 1 {
+			t.Errorf("apiserver_request_terminations_total%v = %v, want 1", want, got)
+		}
+	})
+}
+
 func TestRequestMetricsDryRunStaysOutOfTheSLI(t *testing.T) {
 	reg, m := newTestMetrics(t)
 	h := withInfo(WithRequestMetrics(routed(201), m, nil))

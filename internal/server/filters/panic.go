@@ -29,10 +29,11 @@ func (p *handlerPanic) String() string { return fmt.Sprintf("%v", p.value) }
 
 // WithPanicRecovery turns a panic in next into a logged stack and a 500
 // Status, so one bad request cannot take the server down. A panic with
-// http.ErrAbortHandler is the deliberate way to abort a response and is
-// passed on to net/http untouched. When the response has already started, a
-// Status can no longer be sent, so the response is aborted instead.
-func WithPanicRecovery(next http.Handler, logger *slog.Logger) http.Handler {
+// http.ErrAbortHandler is the deliberate way to abort a response: aborted
+// (when not nil) is told of the request, and the panic is passed on to
+// net/http untouched. When the response has already started, a Status can
+// no longer be sent, so the response is aborted instead.
+func WithPanicRecovery(next http.Handler, logger *slog.Logger, aborted func(*http.Request)) http.Handler {
 	logger = orDiscard(logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hw := &hookWriter{ResponseWriter: w}
@@ -42,6 +43,9 @@ func WithPanicRecovery(next http.Handler, logger *slog.Logger) http.Handler {
 				return
 			}
 			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+				if aborted != nil {
+					aborted(r)
+				}
 				panic(v)
 			}
 			value, stack := v, debug.Stack()

@@ -17,6 +17,9 @@ func TestWithPanicRecovery(t *testing.T) {
 		wantCode  int
 		wantAbort bool
 		wantLog   bool
+		// wantAborted: the aborted hook hears of it (a deliberate abort,
+		// not a panic the recovery turned into one).
+		wantAborted bool
 	}{
 		{
 			name:     "panic before writing",
@@ -34,7 +37,7 @@ func TestWithPanicRecovery(t *testing.T) {
 		{
 			name:      "abort handler passes through",
 			handler:   func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) },
-			wantAbort: true,
+			wantAbort: true, wantAborted: true,
 		},
 		{
 			name:     "no panic",
@@ -45,7 +48,10 @@ func TestWithPanicRecovery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			h := WithPanicRecovery(tt.handler, slog.New(slog.NewTextHandler(&logs, nil)))
+			var abortedPaths []string
+			h := WithPanicRecovery(tt.handler, slog.New(slog.NewTextHandler(&logs, nil)), func(r *http.Request) {
+				abortedPaths = append(abortedPaths, r.URL.Path)
+			})
 			var rec *httptest.ResponseRecorder
 			aborted := func() (aborted bool) {
 				defer func() {
@@ -62,6 +68,9 @@ func TestWithPanicRecovery(t *testing.T) {
 			}()
 			if aborted != tt.wantAbort {
 				t.Fatalf("aborted = %v, want %v", aborted, tt.wantAbort)
+			}
+			if got := len(abortedPaths) == 1 && abortedPaths[0] == "/x"; got != tt.wantAborted || len(abortedPaths) > 1 {
+				t.Errorf("aborted hook heard of %v, want /x: %v", abortedPaths, tt.wantAborted)
 			}
 			if !aborted {
 				if rec.Code != tt.wantCode {

@@ -47,6 +47,7 @@ func WithPriorityAndFairness(next http.Handler, d *flowcontrol.Dispatcher, longR
 		}
 		c, ok := d.Classify(flowcontrol.RequestDigest{RequestInfo: info, User: u})
 		if !ok {
+			request.MarkTerminated(r.Context(), http.StatusTooManyRequests)
 			tooManyRequests(w, 1)
 			return
 		}
@@ -63,6 +64,7 @@ func WithPriorityAndFairness(next http.Handler, d *flowcontrol.Dispatcher, longR
 			})
 		}
 		if reason != "" {
+			request.MarkTerminated(r.Context(), http.StatusTooManyRequests)
 			setFlowControlHeaders(w, &c)
 			tooManyRequests(w, d.RetryAfter(c.PriorityLevelName))
 		}

@@ -41,8 +41,10 @@ func TestWithPriorityAndFairness(t *testing.T) {
 			<-release
 		}
 	})
+	reg, m := newTestMetrics(t)
 	h := func(u user.Info) http.Handler {
-		return withInfo(asUser(WithPriorityAndFairness(next, d, request.DefaultLongRunningRequestCheck(), 0), u))
+		lr := request.DefaultLongRunningRequestCheck()
+		return withInfo(WithRequestMetrics(asUser(WithPriorityAndFairness(next, d, lr, 0), u), m, lr))
 	}
 	alice := h(&user.DefaultInfo{Name: "alice", Groups: []string{user.AllAuthenticated}})
 	admin := h(&user.DefaultInfo{Name: "admin", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}})
@@ -76,6 +78,10 @@ func TestWithPriorityAndFairness(t *testing.T) {
 	}
 	if _, ok := rec.Header()[http.CanonicalHeaderKey(flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID)]; !ok {
 		t.Errorf("429 without %s", flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID)
+	}
+	rejected := map[string]string{"verb": "GET", "resource": "configmaps", "scope": "resource", "code": "429"}
+	if got, all := sample(t, reg, "apiserver_request_terminations_total", rejected), sample(t, reg, "apiserver_request_terminations_total", nil); got != 1 || all != 1 {
+		t.Errorf("apiserver_request_terminations_total%v = %v (of %v), want the one rejection", rejected, got, all)
 	}
 	if rec := do(admin, http.MethodGet, "/api/v1/namespaces/a/configmaps/y"); rec.Code != http.StatusOK {
 		t.Errorf("system:masters over the limit: %d", rec.Code)

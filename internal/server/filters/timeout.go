@@ -95,6 +95,10 @@ func serveWithDeadline(w http.ResponseWriter, r *http.Request, next http.Handler
 		if body != nil {
 			body.timeout()
 		}
+		// A client that went away was not turned away.
+		if errors.Is(r.Context().Err(), context.DeadlineExceeded) {
+			request.MarkTerminated(r.Context(), http.StatusGatewayTimeout)
+		}
 		logger.Debug("request timed out", "method", r.Method, "uri", r.RequestURI,
 			"auditID", request.AuditIDFrom(r.Context()), "cause", context.Cause(r.Context()))
 		if !tw.timeout() {

@@ -76,7 +76,7 @@ func TestWithTimeout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			release, late := make(chan struct{}), make(chan error, 1)
 			h := WithPanicRecovery(withInfo(WithTimeoutForNonLongRunningRequests(
-				tt.handler(release, late), request.DefaultLongRunningRequestCheck(), tt.limit, nil)), nil)
+				tt.handler(release, late), request.DefaultLongRunningRequestCheck(), tt.limit, nil)), nil, nil)
 			var code int
 			var body string
 			aborted := func() (aborted bool) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 )
 
 // initialSyncTimeout bounds how long ForResource waits for a new cache's
@@ -27,6 +28,9 @@ type Options struct {
 	// DefaultProgressInterval, negative turns it off.
 	ProgressInterval time.Duration
 	Logger           *slog.Logger
+	// Metrics records each cache's families under its resource; nil
+	// records nothing.
+	Metrics *metrics.Metrics
 }
 
 // compactor and progressRequesting are the optional abilities of an inner
@@ -117,6 +121,7 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 		BookmarkInterval: b.opts.BookmarkInterval,
 		ProgressInterval: progress,
 		Logger:           b.logger,
+		Metrics:          b.opts.Metrics.WatchCache(cfg.GroupResource),
 	})
 	if err != nil {
 		return nil, err

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 )
 
 // Defaults for Config.
@@ -65,6 +66,8 @@ type Config struct {
 	ProgressInterval time.Duration
 	// Logger receives the cache's logs; nil discards.
 	Logger *slog.Logger
+	// Metrics records what the cache does; nil records nothing.
+	Metrics *metrics.WatchCache
 }
 
 // Cacher is a storage.Interface served from memory. See the package doc.
@@ -79,6 +82,7 @@ type Cacher struct {
 	newFunc     func() runtime.Object
 	newListFunc func() runtime.Object
 	logger      *slog.Logger
+	metrics     *metrics.WatchCache
 
 	state      *state
 	dispatcher *dispatcher
@@ -138,13 +142,15 @@ func New(cfg Config) (*Cacher, error) {
 		newFunc:     cfg.NewFunc,
 		newListFunc: cfg.NewListFunc,
 		logger:      logger,
+		metrics:     cfg.Metrics,
 		state:       newState(cfg.HistorySize),
-		dispatcher:  newDispatcher(cfg.BookmarkInterval, logger),
+		dispatcher:  newDispatcher(cfg.BookmarkInterval, logger, cfg.Metrics),
 		progress:    newProgressRequester(cfg.Storage, cfg.ProgressInterval, logger),
 		synced:      make(chan struct{}),
 		ctx:         ctx,
 		cancel:      cancel,
 	}
+	c.metrics.Capacity(cfg.HistorySize)
 	c.wg.Add(3)
 	go func() { defer c.wg.Done(); c.runReflector(ctx) }()
 	go func() { defer c.wg.Done(); c.dispatcher.run(ctx) }()

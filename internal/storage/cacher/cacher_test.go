@@ -5,10 +5,13 @@ import (
 	"os"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3/etcdtest"
 	"github.com/kapi-dev/kapi/internal/storage/memory"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 	"github.com/kapi-dev/kapi/internal/storage/storagetest"
 )
 
@@ -21,9 +24,14 @@ func TestMain(m *testing.M) {
 	os.Exit(shared.Main(m, false))
 }
 
-// cachedBackend wraps inner in a cache backend closed when the test ends.
+// cachedBackend wraps inner in a cache backend closed when the test ends,
+// recording metrics, so every test runs the recording too.
 func cachedBackend(tb testing.TB, inner storage.Backend) *Backend {
-	b := NewBackend(inner, Options{})
+	m, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b := NewBackend(inner, Options{Metrics: m})
 	tb.Cleanup(func() {
 		if err := b.Close(); err != nil {
 			tb.Errorf("Close: %v", err)

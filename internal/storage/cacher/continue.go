@@ -44,7 +44,9 @@ func (c *Cacher) listContinued(ctx context.Context, key string, opts storage.Lis
 	}
 	// The snapshot is never written: it is read without the lock.
 	p := page{rv: rv}
-	if err := collectRange(tree, from, keyPrefix, opts.Predicate, &p); err != nil {
+	err = collectRange(tree, from, keyPrefix, opts.Predicate, &p)
+	c.metrics.ObserveList(p.fetched, p.evaluated, len(p.items))
+	if err != nil {
 		return err
 	}
 	return c.fillList(key, opts, p, listObj)

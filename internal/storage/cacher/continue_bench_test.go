@@ -6,16 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/memory"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 	"github.com/kapi-dev/kapi/internal/storage/storagetest"
 )
 
 // BenchmarkPagedList reads 10,000 configmaps of 1 KiB in pages of 500, a
 // consistent first page and 19 continuations, from the cache and from the
-// memory store below it.
+// memory store below it, with the cache's metrics recorded.
 func BenchmarkPagedList(b *testing.B) {
 	const objects = 10000
 	inner := memory.New()
@@ -34,7 +37,12 @@ func BenchmarkPagedList(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	c, err := New(Config{Storage: s, ResourcePrefix: res.ResourcePrefix, NewFunc: res.NewFunc, NewListFunc: res.NewListFunc})
+	m, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := New(Config{Storage: s, ResourcePrefix: res.ResourcePrefix, NewFunc: res.NewFunc, NewListFunc: res.NewListFunc,
+		Metrics: m.WatchCache(schema.GroupResource{Resource: "configmaps"})})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 )
 
 const (
@@ -32,6 +34,7 @@ type dispatcher struct {
 	incoming         chan dispatchItem
 	bookmarkInterval time.Duration
 	logger           *slog.Logger
+	metrics          *metrics.WatchCache
 
 	mu       sync.Mutex
 	watchers map[*cacheWatcher]struct{}
@@ -44,11 +47,12 @@ type dispatcher struct {
 	blocked    []*cacheWatcher
 }
 
-func newDispatcher(bookmarkInterval time.Duration, logger *slog.Logger) *dispatcher {
+func newDispatcher(bookmarkInterval time.Duration, logger *slog.Logger, m *metrics.WatchCache) *dispatcher {
 	return &dispatcher{
 		incoming:         make(chan dispatchItem, incomingBufferSize),
 		bookmarkInterval: bookmarkInterval,
 		logger:           logger,
+		metrics:          m,
 		watchers:         make(map[*cacheWatcher]struct{}),
 		index:            newWatcherIndex(),
 		budget:           timeBudget{avail: maxBudget},
@@ -110,6 +114,7 @@ func (d *dispatcher) run(ctx context.Context) {
 }
 
 func (d *dispatcher) dispatch(it dispatchItem) {
+	d.metrics.Dispatched()
 	d.dispatched = max(d.dispatched, it.rv)
 	if it.ev == nil {
 		d.bookmark(bookmarkProgress, d.dispatched)
@@ -151,6 +156,7 @@ func (d *dispatcher) waitBlocked(del delivery) {
 		}
 		if !w.offer(del) {
 			d.logger.Info("closing a watcher that does not keep up", "key", w.key)
+			d.metrics.WatcherTerminated()
 			w.terminate()
 			d.remove(w)
 		}

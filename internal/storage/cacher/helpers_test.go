@@ -8,25 +8,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/memory"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 	"github.com/kapi-dev/kapi/internal/storage/storagetest"
 )
 
 // spyStorage counts what the cache asks of the storage below it and lets a
-// test break the cache's underlying watch or ignore progress requests.
+// test break the cache's underlying watch, ignore progress requests or
+// fail lists.
 type spyStorage struct {
 	storage.Interface
 	lists      atomic.Int64
 	gets       atomic.Int64
 	progress   atomic.Int64
 	noProgress atomic.Bool
+	failLists  atomic.Bool
 
 	mu      sync.Mutex
 	watches []watch.Interface
@@ -34,6 +39,9 @@ type spyStorage struct {
 
 func (s *spyStorage) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
 	s.lists.Add(1)
+	if s.failLists.Load() {
+		return storage.NewError(storage.ErrCodeUnreachable, key, 0, "storage is down")
+	}
 	return s.Interface.GetList(ctx, key, opts, listObj)
 }
 
@@ -81,6 +89,8 @@ type fixture struct {
 	other   storage.Interface // secrets-like second resource, same revision counter
 	c       *Cacher
 	bumps   int
+	// reg holds the cache's metrics unless the test gave its own.
+	reg *prometheus.Registry
 }
 
 // newFixture starts a cache with cfg (Storage and the resource fields are
@@ -101,7 +111,14 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, ctx: t.Context(), backend: b, spy: &spyStorage{Interface: s}, other: o}
+	f := &fixture{t: t, ctx: t.Context(), backend: b, spy: &spyStorage{Interface: s}, other: o, reg: prometheus.NewRegistry()}
+	if cfg.Metrics == nil {
+		m, err := metrics.New(f.reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Metrics = m.WatchCache(schema.GroupResource{Resource: "configmaps"})
+	}
 	cfg.Storage = f.spy
 	cfg.ResourcePrefix, cfg.NewFunc, cfg.NewListFunc = res.ResourcePrefix, res.NewFunc, res.NewListFunc
 	if cfg.ProgressInterval == 0 {
@@ -116,6 +133,37 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// metric sums the values of family in the fixture's registry (counters,
+// gauges, and the sample counts of histograms) over the series whose
+// labels include the name=value pairs of labels.
+func (f *fixture) metric(family string, labels ...string) float64 {
+	f.t.Helper()
+	families, err := f.reg.Gather()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var sum float64
+	for _, mf := range families {
+		if mf.GetName() != family {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			have := map[string]string{}
+			for _, l := range m.GetLabel() {
+				have[l.GetName()] = l.GetValue()
+			}
+			for i := 0; i+1 < len(labels); i += 2 {
+				if have[labels[i]] != labels[i+1] {
+					continue series
+				}
+			}
+			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
+		}
+	}
+	return sum
 }
 
 func configMap(ns, name string, lbls map[string]string) *corev1.ConfigMap {

@@ -88,8 +88,16 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	} else if err = c.wait(ctx, key, mode, rv); err == nil {
 		err = c.listFromCache(key, opts, listObj)
 	}
+	tooSlow := errors.Is(err, errTooSlow)
+	// A consistent read counts when the cache took it on: served it,
+	// failed it, or fell back to storage for being too slow (not when it
+	// was not ready to try).
+	counted := mode == readConsistent && (tooSlow || !errors.Is(err, errUseStorage))
 	if errors.Is(err, errUseStorage) {
-		return c.storage.GetList(ctx, key, opts, listObj)
+		err = c.storage.GetList(ctx, key, opts, listObj)
+	}
+	if counted {
+		c.metrics.ConsistentRead(err == nil, tooSlow)
 	}
 	return err
 }
@@ -101,10 +109,17 @@ type page struct {
 	hasMore   bool
 	remaining int64 // keys after the page, counted only when unfiltered
 	rv        uint64
+	// fetched objects were visited, evaluated of them tested against the
+	// predicate (for the list metrics).
+	fetched, evaluated int
 }
 
 func (c *Cacher) listFromCache(key string, opts storage.ListOptions, listObj runtime.Object) error {
 	p, err := c.collect(key, opts)
+	if errors.Is(err, errUseStorage) {
+		return err
+	}
+	c.metrics.ObserveList(p.fetched, p.evaluated, len(p.items))
 	if err != nil {
 		return err
 	}
@@ -143,6 +158,7 @@ func (c *Cacher) collect(key string, opts storage.ListOptions) (page, error) {
 	p := page{rv: c.state.rv}
 	if !opts.Recursive {
 		if it, ok := c.state.getLocked(key); ok {
+			p.fetched, p.evaluated = 1, 1
 			match, err := opts.Predicate.Matches(it.obj)
 			if err != nil {
 				return p, err
@@ -164,6 +180,7 @@ func collectRange(tree *btree.BTreeG[*item], from, prefix string, pred storage.S
 	limit := int(pred.Limit)
 	var err error
 	ascend(tree, from, prefix, func(it *item) bool {
+		p.fetched++
 		if limit > 0 && len(p.items) >= limit {
 			p.hasMore = true
 			// Keep walking only to count what is left for an unfiltered page.
@@ -171,6 +188,7 @@ func collectRange(tree *btree.BTreeG[*item], from, prefix string, pred storage.S
 			return pred.Empty()
 		}
 		var match bool
+		p.evaluated++
 		if match, err = pred.Matches(it.obj); err != nil {
 			return false
 		}

@@ -130,6 +130,10 @@ func TestConsistentListFallsBackToStorage(t *testing.T) {
 		if f.spy.lists.Load() != lists+1 {
 			t.Errorf("storage lists = %d, want one fallback", f.spy.lists.Load()-lists)
 		}
+		fellBack := []string{"success", "true", "fallback", "true"}
+		if got := f.metric("apiserver_watch_cache_consistent_read_total", fellBack...); got != 1 {
+			t.Errorf("consistent reads%v = %v, want 1", fellBack, got)
+		}
 	})
 }
 

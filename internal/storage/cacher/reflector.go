@@ -56,8 +56,10 @@ func (c *Cacher) runReflector(ctx context.Context) {
 // listAndWatch lists the resource, starts the underlying watch from the
 // list's revision and applies its events until it ends.
 func (c *Cacher) listAndWatch(ctx context.Context) error {
+	started := time.Now()
 	items, rv, err := c.list(ctx)
 	if err != nil {
+		c.initializationFailed(ctx)
 		return err
 	}
 	pred := storage.Everything
@@ -71,10 +73,12 @@ func (c *Cacher) listAndWatch(ctx context.Context) error {
 		SendInitialEvents: &noInitial,
 	})
 	if err != nil {
+		c.initializationFailed(ctx)
 		return fmt.Errorf("watching %s: %w", c.prefix, err)
 	}
 	defer w.Stop()
 	c.state.replace(items, rv)
+	c.metrics.Initialized(started, rv)
 	c.markSynced()
 	c.logger.Debug("watch cache ready", "items", len(items), "resourceVersion", rv)
 	for {
@@ -89,6 +93,14 @@ func (c *Cacher) listAndWatch(ctx context.Context) error {
 				return err
 			}
 		}
+	}
+}
+
+// initializationFailed counts a list or watch that could not fill the
+// cache, unless the cache is stopping.
+func (c *Cacher) initializationFailed(ctx context.Context) {
+	if ctx.Err() == nil {
+		c.metrics.InitializationFailed()
 	}
 }
 
@@ -125,6 +137,7 @@ func (c *Cacher) list(ctx context.Context) ([]*item, uint64, error) {
 func (c *Cacher) handle(ctx context.Context, ev watch.Event) error {
 	switch ev.Type {
 	case watch.Added, watch.Modified, watch.Deleted:
+		c.metrics.EventReceived()
 		key, err := c.keyOf(ev.Object)
 		if err != nil {
 			return err
@@ -134,6 +147,7 @@ func (c *Cacher) handle(ctx context.Context, ev watch.Event) error {
 			return err
 		}
 		if applied := c.state.apply(ev.Type, key, ev.Object, rv); applied != nil {
+			c.metrics.ResourceVersion(rv)
 			return c.dispatcher.enqueue(ctx, dispatchItem{ev: applied, rv: rv})
 		}
 		return nil
@@ -142,7 +156,9 @@ func (c *Cacher) handle(ctx context.Context, ev watch.Event) error {
 		if err != nil {
 			return err
 		}
-		c.state.advance(rv)
+		if c.state.advance(rv) {
+			c.metrics.ResourceVersion(rv)
+		}
 		return c.dispatcher.enqueue(ctx, dispatchItem{rv: rv})
 	case watch.Error:
 		return fmt.Errorf("underlying watch failed: %w", apierrors.FromObject(ev.Object))

@@ -101,14 +101,16 @@ func (s *state) apply(typ watch.EventType, key string, obj runtime.Object, rv ui
 }
 
 // advance moves the revision forward on a progress notification: every
-// change up to rv has been applied.
-func (s *state) advance(rv uint64) {
+// change up to rv has been applied. It reports whether rv was ahead.
+func (s *state) advance(rv uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rv > s.rv {
-		s.rv = rv
-		s.notifyLocked()
+	if rv <= s.rv {
+		return false
 	}
+	s.rv = rv
+	s.notifyLocked()
+	return true
 }
 
 func (s *state) setNotReady() {

@@ -24,6 +24,9 @@ var (
 	// errUseStorage: the cache cannot answer (it is relisting, too slow for
 	// a consistent read, or the read needs a past revision); storage does.
 	errUseStorage = errors.New("watch cache cannot serve the request")
+	// errTooSlow is the errUseStorage of a consistent read the cache did
+	// not catch up for in time: the read falls back to storage.
+	errTooSlow = fmt.Errorf("watch cache too slow for a consistent read: %w", errUseStorage)
 	// errWaitTimeout: the cache did not reach the revision in time.
 	errWaitTimeout = errors.New("watch cache did not catch up in time")
 	// errStopped: the cache is stopped and will not be ready again.
@@ -43,6 +46,8 @@ func (c *Cacher) waitForRV(ctx context.Context, rv uint64) (uint64, error) {
 	if cur >= rv {
 		return cur, nil
 	}
+	started := time.Now()
+	defer func() { c.metrics.ReadWait(time.Since(started)) }()
 	c.progress.waiting(1)
 	defer c.progress.waiting(-1)
 	timer := time.NewTimer(waitTimeout)
@@ -78,7 +83,7 @@ func (c *Cacher) waitAtLeast(ctx context.Context, key string, rv uint64) error {
 
 // waitConsistent waits until the cache holds everything the underlying
 // storage had when the request arrived. errUseStorage (also on a timeout)
-// sends the request to storage.
+// sends the request to storage; on a timeout it is errTooSlow.
 func (c *Cacher) waitConsistent(ctx context.Context) error {
 	if _, ready, _ := c.state.view(); !ready {
 		return errUseStorage
@@ -89,7 +94,7 @@ func (c *Cacher) waitConsistent(ctx context.Context) error {
 	}
 	if _, err := c.waitForRV(ctx, rv); errors.Is(err, errWaitTimeout) {
 		c.logger.Debug("watch cache too slow for a consistent read, using storage", "resourceVersion", rv)
-		return errUseStorage
+		return errTooSlow
 	} else if err != nil {
 		return err
 	}

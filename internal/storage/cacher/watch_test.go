@@ -151,6 +151,9 @@ func TestSlowWatcherIsClosed(t *testing.T) {
 		default:
 			t.Fatal("slow watcher is still open")
 		}
+		if got := f.metric("apiserver_terminated_watchers_total"); got != 1 {
+			t.Errorf("terminated watchers = %v, want the slow one", got)
+		}
 	})
 }
 

@@ -147,21 +147,8 @@ func (w *cacheWatcher) run(st watchStart) {
 	defer w.c.dispatcher.remove(w)
 	defer w.cancel()
 	w.startRV, w.rv = st.rv, st.rv
-	for _, obj := range st.initial {
-		if !w.sendInitial(obj) {
-			return
-		}
-	}
-	if st.endBookmark {
-		if !w.sendBookmark(st.rv, true) {
-			return
-		}
-		w.lastBookmark = st.rv
-	}
-	for _, ev := range st.replay {
-		if !w.sendChange(&outgoing{event: ev}) {
-			return
-		}
+	if !w.sendStart(st) {
+		return
 	}
 	for {
 		select {
@@ -175,13 +162,51 @@ func (w *cacheWatcher) run(st watchStart) {
 	}
 }
 
+// sendStart sends the start state or the replayed changes, and the
+// initial-events-end bookmark, counting the events sent in
+// apiserver_init_events_total.
+func (w *cacheWatcher) sendStart(st watchStart) bool {
+	sent := 0
+	defer func() { w.c.metrics.InitEvents(sent) }()
+	for _, obj := range st.initial {
+		ok, err := w.pred.Matches(obj)
+		if err != nil {
+			return w.sendError(err)
+		}
+		if !ok {
+			continue
+		}
+		if !w.send(watch.Event{Type: watch.Added, Object: wrap(obj)}) {
+			return false
+		}
+		sent++
+	}
+	if st.endBookmark {
+		if !w.sendBookmark(st.rv, true) {
+			return false
+		}
+		w.lastBookmark = st.rv
+	}
+	for _, ev := range st.replay {
+		ok, wasSent := w.sendChange(&outgoing{event: ev})
+		if !ok {
+			return false
+		}
+		if wasSent {
+			sent++
+		}
+	}
+	return true
+}
+
 func (w *cacheWatcher) deliver(d delivery) bool {
 	if d.out != nil {
 		if d.out.rv <= w.startRV {
 			return true // already part of the start state
 		}
 		w.rv = d.out.rv
-		return w.sendChange(d.out)
+		ok, _ := w.sendChange(d.out)
+		return ok
 	}
 	if d.rv < w.rv {
 		return true
@@ -197,26 +222,20 @@ func (w *cacheWatcher) deliver(d delivery) bool {
 	return w.sendBookmark(d.rv, false)
 }
 
-// sendInitial sends an object of the start state as ADDED if the
-// predicate selects it.
-func (w *cacheWatcher) sendInitial(obj runtime.Object) bool {
-	ok, err := w.pred.Matches(obj)
-	if err != nil {
-		return w.sendError(err)
-	}
-	return !ok || w.send(watch.Event{Type: watch.Added, Object: wrap(obj)})
-}
-
-// sendChange sends what a change means to this watcher's selection.
-func (w *cacheWatcher) sendChange(o *outgoing) bool {
+// sendChange sends what a change means to this watcher's selection. ok
+// is false when the watch is over; sent says whether an event went out.
+func (w *cacheWatcher) sendChange(o *outgoing) (ok, sent bool) {
 	if !w.coversKey(o.key) {
-		return true
+		return true, false
 	}
-	ev, ok, err := w.transform(o)
+	ev, selected, err := w.transform(o)
 	if err != nil {
-		return w.sendError(err)
+		return w.sendError(err), false
 	}
-	return !ok || w.send(ev)
+	if !selected {
+		return true, false
+	}
+	return w.send(ev), true
 }
 
 // transform maps a change to the event this watcher sees, as the storage

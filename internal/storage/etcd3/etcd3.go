@@ -43,8 +43,8 @@ type Options struct {
 	Prefix string
 	// Logger receives debug logs; nil discards.
 	Logger *slog.Logger
-	// Metrics records every etcd request per resource; nil records
-	// nothing.
+	// Metrics records every etcd request per resource, and the lists
+	// and watch events of each resource's store; nil records nothing.
 	Metrics *metrics.Metrics
 	// Transformers encrypts the values of some resources at rest; nil,
 	// or a nil transformer for a resource, stores values as encoded.
@@ -62,7 +62,7 @@ func NewWithOptions(client *clientv3.Client, opts Options) *Backend {
 	kv := &etcdKV{client: client, prefix: strings.TrimRight(opts.Prefix, "/")}
 	// The etcd key is the authenticated data of upstream's AEAD
 	// providers, so it includes the prefix.
-	bo := kvstore.BackendOptions{Logger: opts.Logger, Transformers: opts.Transformers, DataKeyPrefix: kv.prefix}
+	bo := kvstore.BackendOptions{Logger: opts.Logger, Transformers: opts.Transformers, DataKeyPrefix: kv.prefix, Metrics: opts.Metrics}
 	if opts.Metrics != nil {
 		bo.WrapKV = func(inner kvstore.KV, cfg storage.ResourceConfig) kvstore.KV {
 			return &instrumentedKV{KV: inner, metrics: opts.Metrics, resource: cfg.GroupResource}

@@ -5,8 +5,11 @@ import (
 	"os"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3/etcdtest"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 	"github.com/kapi-dev/kapi/internal/storage/storagetest"
 )
 
@@ -21,9 +24,14 @@ func TestMain(m *testing.M) {
 	os.Exit(shared.Main(m, *fsync))
 }
 
-// newBackend returns a backend on a fresh key prefix of the shared etcd.
+// newBackend returns a backend on a fresh key prefix of the shared etcd,
+// recording metrics, so every test runs the recording too.
 func newBackend(tb testing.TB) *Backend {
-	b := New(shared.Client(), shared.NewPrefix("registry-test"), nil)
+	m, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b := NewWithOptions(shared.Client(), Options{Prefix: shared.NewPrefix("registry-test"), Metrics: m})
 	tb.Cleanup(func() {
 		if err := b.Close(); err != nil {
 			tb.Errorf("Close: %v", err)

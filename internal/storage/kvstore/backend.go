@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 	"github.com/kapi-dev/kapi/internal/storage/value"
 )
 
@@ -25,6 +26,7 @@ type Backend struct {
 	// transformers and dataKeyPrefix: see BackendOptions.
 	transformers  func(schema.GroupResource) value.Transformer
 	dataKeyPrefix string
+	metrics       *metrics.Metrics
 
 	// ctx is cancelled by Close; every watch goroutine stops with it.
 	ctx    context.Context
@@ -49,6 +51,10 @@ type BackendOptions struct {
 	// transformer binds each value to DataKeyPrefix + key, its full etcd
 	// key, as kube-apiserver does.
 	DataKeyPrefix string
+	// Metrics, when set, records per resource the lists the stores serve
+	// and the events and progress notifications their watches receive,
+	// under upstream's etcd storage families; nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // NewBackend serves stores backed by kv. A nil logger discards.
@@ -64,7 +70,8 @@ func NewBackendWithOptions(kv KV, opts BackendOptions) *Backend {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Backend{kv: kv, logger: logger, wrapKV: opts.WrapKV,
-		transformers: opts.Transformers, dataKeyPrefix: opts.DataKeyPrefix, ctx: ctx, cancel: cancel}
+		transformers: opts.Transformers, dataKeyPrefix: opts.DataKeyPrefix, metrics: opts.Metrics,
+		ctx: ctx, cancel: cancel}
 }
 
 // ForResource returns the storage.Interface for one resource.
@@ -95,6 +102,7 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 		logger:         b.logger.With("resource", cfg.ResourcePrefix),
 		transformer:    transformer,
 		dataKeyPrefix:  b.dataKeyPrefix,
+		metrics:        b.metrics.Store(cfg.GroupResource),
 	}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,6 +38,9 @@ type listPage struct {
 	// count is the number of keys from the page's first key to the end of
 	// the range, as reported by the first read.
 	count int64
+	// fetched keys were read, evaluated objects tested against the
+	// predicate (for the list metrics).
+	fetched, evaluated int
 }
 
 // GetList lists key (a prefix when opts.Recursive) with paging and filtering.
@@ -56,7 +60,10 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 	if start == "" {
 		start = keyPrefix
 	}
+	started := time.Now()
 	page, err := s.readPage(ctx, start, end, withRev, opts)
+	// Failed lists cost too: they are recorded as well, as upstream does.
+	s.metrics.ObserveList(page.fetched, page.evaluated, len(page.items), started)
 	if err != nil {
 		return listError(err, opts.Predicate.Continue != "", start, keyPrefix)
 	}
@@ -105,6 +112,7 @@ func (s *store) readPage(ctx context.Context, start, end string, withRev int64, 
 			page.count = res.Count
 		}
 		page.hasMore = res.More
+		page.fetched += len(res.KVs)
 		for _, kv := range res.KVs {
 			if paging && int64(len(page.items)) >= pred.Limit {
 				page.hasMore = true
@@ -115,6 +123,7 @@ func (s *store) readPage(ctx context.Context, start, end string, withRev int64, 
 			if err != nil {
 				return page, err
 			}
+			page.evaluated++
 			if ok, err := pred.Matches(obj); err != nil {
 				return page, err
 			} else if ok {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/metrics"
 	"github.com/kapi-dev/kapi/internal/storage/value"
 )
 
@@ -26,6 +27,8 @@ type store struct {
 	// from kv; dataKeyPrefix + key is what a value is bound to.
 	transformer   value.Transformer
 	dataKeyPrefix string
+	// metrics records lists and watch events; nil records nothing.
+	metrics *metrics.Store
 }
 
 var _ storage.Interface = (*store)(nil)

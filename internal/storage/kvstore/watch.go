@@ -131,11 +131,13 @@ func (ws *watchStream) run(ctx context.Context, initial []KeyValue, initialRev i
 			return
 		}
 		if resp.Progress {
+			ws.s.metrics.Bookmark()
 			if ws.progressBookmarks && !ws.sendBookmark(ctx, resp.Revision, false) {
 				return
 			}
 			continue
 		}
+		ws.s.metrics.EventsReceived(len(resp.Events))
 		for _, ev := range resp.Events {
 			out, ok, err := ws.transform(ctx, ev)
 			if err != nil {

@@ -1,9 +1,12 @@
 // Package metrics holds the storage metrics kapi exports under the names
-// kube-apiserver uses (etcd_request_duration_seconds, etcd_requests_total,
-// etcd_request_errors_total, apiserver_storage_objects,
-// apiserver_resource_objects), so dashboards and alerts written for
-// kube-apiserver work unchanged. The collectors belong to a Metrics value
-// registered on a registry the caller owns; nothing is global.
+// kube-apiserver uses, so dashboards and alerts written for kube-apiserver
+// work unchanged: etcd requests (etcd_request_duration_seconds,
+// etcd_requests_total, etcd_request_errors_total), object counts
+// (apiserver_storage_objects, apiserver_resource_objects), the lists
+// storage serves and the events its watches receive (store.go), the watch
+// cache's families (watchcache.go) and the size of the etcd database
+// (size.go). The collectors belong to a Metrics value registered on a
+// registry the caller owns; nothing is global.
 package metrics
 
 import (
@@ -12,6 +15,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Stability levels, as component-base writes them in front of HELP.
+const (
+	alpha  = "[ALPHA] "
+	beta   = "[BETA] "
+	stable = "[STABLE] "
 )
 
 // requestBuckets are kube-apiserver's buckets for etcd request latency.
@@ -26,6 +36,8 @@ type Metrics struct {
 	requestErrors  *prometheus.CounterVec
 	storedObjects  *prometheus.GaugeVec
 	objects        *prometheus.GaugeVec
+	store          *storeFamilies
+	cache          *cacheFamilies
 
 	// counts keeps the last successful count by resource for ObjectCount
 	// (API Priority and Fairness sizes lists by it).
@@ -38,27 +50,32 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		requestLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "etcd_request_duration_seconds",
-			Help:    "[ALPHA] Etcd request latency in seconds for each operation and object type.",
+			Help:    alpha + "Etcd request latency in seconds for each operation and object type.",
 			Buckets: requestBuckets,
 		}, labels),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "etcd_requests_total",
-			Help: "[ALPHA] Etcd request counts for each operation and object type.",
+			Help: alpha + "Etcd request counts for each operation and object type.",
 		}, labels),
 		requestErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "etcd_request_errors_total",
-			Help: "[ALPHA] Etcd failed request counts for each operation and object type.",
+			Help: alpha + "Etcd failed request counts for each operation and object type.",
 		}, labels),
 		storedObjects: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "apiserver_storage_objects",
-			Help: "[STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+			Help: stable + "(Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 		}, []string{"resource"}),
 		objects: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "apiserver_resource_objects",
-			Help: "[ALPHA] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+			Help: alpha + "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 		}, []string{"group", "resource"}),
+		store: newStoreFamilies(),
+		cache: newCacheFamilies(),
 	}
-	for _, c := range []prometheus.Collector{m.requestLatency, m.requests, m.requestErrors, m.storedObjects, m.objects} {
+	collectors := []prometheus.Collector{m.requestLatency, m.requests, m.requestErrors, m.storedObjects, m.objects}
+	collectors = append(collectors, m.store.collectors()...)
+	collectors = append(collectors, m.cache.collectors()...)
+	for _, c := range collectors {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 	"github.com/kapi-dev/kapi/internal/auth/authorizer/authorizerfactory"
@@ -43,6 +44,11 @@ type Config struct {
 		authorizer.RuleResolver
 	}
 	Webhook authorizer.Authorizer
+	// Instrument, when set, wraps the authorizer of each mode (not the
+	// system:masters bypass, as upstream) given the mode as its type and
+	// its name (the mode in lower case, upstream's name for the authorizer
+	// of a mode), e.g. to count its decisions.
+	Instrument func(typ, name string, a authorizer.Authorizer) authorizer.Authorizer
 }
 
 // New returns the union of c's authorizers in the order of c.Modes, with
@@ -59,6 +65,9 @@ func New(c Config) (authorizer.Authorizer, authorizer.RuleResolver, error) {
 		a, r, err := c.build(mode)
 		if err != nil {
 			return nil, nil, err
+		}
+		if c.Instrument != nil {
+			a = c.Instrument(mode, strings.ToLower(mode), a)
 		}
 		authorizers = append(authorizers, a)
 		if r != nil {

@@ -115,6 +115,38 @@ func withDefault(m map[string]authorizer.Decision, k string, d authorizer.Decisi
 	return m
 }
 
+// TestInstrument: each mode's authorizer, and not the system:masters
+// bypass, is wrapped under the mode and its lower-case name.
+func TestInstrument(t *testing.T) {
+	var calls, wrapped []string
+	instrument := func(typ, name string, a authorizer.Authorizer) authorizer.Authorizer {
+		wrapped = append(wrapped, typ+"/"+name)
+		return authorizer.Func(func(ctx context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
+			calls = append(calls, name)
+			return a.Authorize(ctx, attrs)
+		})
+	}
+	a, _, err := New(Config{Modes: []string{ModeNode, ModeRBAC}, Instrument: instrument,
+		Node: &fake{name: ModeNode, decision: none, log: new([]string)}, RBAC: &fake{name: ModeRBAC, decision: allow, log: new([]string)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"Node/node", "RBAC/rbac"}, wrapped); diff != "" {
+		t.Errorf("wrapped (-want +got):\n%s", diff)
+	}
+	attrs := authorizer.Attributes{Verb: "get", Resource: "secrets", ResourceRequest: true}
+	for _, u := range []user.Info{admin, alice} {
+		attrs.User = u
+		if _, _, err := a.Authorize(context.Background(), attrs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The admin is allowed by the bypass, before any wrapped authorizer.
+	if diff := cmp.Diff([]string{"node", "rbac"}, calls); diff != "" {
+		t.Errorf("calls through the wrappers (-want +got):\n%s", diff)
+	}
+}
+
 func TestNewErrors(t *testing.T) {
 	tests := []struct {
 		name string
