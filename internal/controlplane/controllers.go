@@ -173,10 +173,11 @@ func addControllerHooks(s *server.GenericServer, c *Config, deps controllerDeps)
 }
 
 func startNamespaceController(ctx context.Context, cc *controllerContext) error {
-	c, err := newNamespaceController(cc.loopback, cc.logger)
+	c, err := newNamespaceController(cc.loopback, cc.informers.factory.Core().V1().Namespaces(), cc.logger)
 	if err != nil {
 		return err
 	}
+	cc.startInformers(ctx)
 	go c.Run(ctx)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"k8s.io/client-go/discovery"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -14,8 +15,9 @@ import (
 // newNamespaceController builds the namespace controller over the
 // loopback client, as kube-controller-manager runs it against
 // kube-apiserver: discovery tells it which namespaced resources are
-// served at each pass, so custom resources are emptied too.
-func newNamespaceController(loopback *rest.Config, logger *slog.Logger) (*namespace.Controller, error) {
+// served at each pass, so custom resources are emptied too. It hears of
+// terminating namespaces from the server's shared namespace informer.
+func newNamespaceController(loopback *rest.Config, namespaces coreinformers.NamespaceInformer, logger *slog.Logger) (*namespace.Controller, error) {
 	cfg := rest.CopyConfig(loopback)
 	cfg.UserAgent = "kapi/namespace-controller"
 	protobuf := rest.CopyConfig(cfg)
@@ -33,9 +35,10 @@ func newNamespaceController(loopback *rest.Config, logger *slog.Logger) (*namesp
 		return nil, err
 	}
 	return namespace.New(namespace.Config{
-		Client:   cs,
-		Metadata: md,
-		Discover: dc.ServerPreferredNamespacedResources,
-		Logger:   logger,
+		Client:     cs,
+		Namespaces: namespaces,
+		Metadata:   md,
+		Discover:   dc.ServerPreferredNamespacedResources,
+		Logger:     logger,
 	}), nil
 }

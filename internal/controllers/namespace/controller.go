@@ -16,7 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/metadata"
@@ -31,6 +31,10 @@ const workers = 4
 type Config struct {
 	// Client reads and finalizes namespaces and lists pods.
 	Client kubernetes.Interface
+	// Namespaces is the shared namespace informer that tells the
+	// controller of terminating namespaces; whoever owns its factory
+	// starts it.
+	Namespaces coreinformers.NamespaceInformer
 	// Metadata lists and deletes objects of any resource.
 	Metadata metadata.Interface
 	// Discover returns the namespaced resources served now, e.g. a
@@ -46,6 +50,7 @@ type Config struct {
 // Controller empties and finalizes terminating namespaces.
 type Controller struct {
 	client   kubernetes.Interface
+	informer cache.SharedIndexInformer
 	metadata metadata.Interface
 	discover func() ([]*metav1.APIResourceList, error)
 	logger   *slog.Logger
@@ -66,7 +71,9 @@ func New(c Config) *Controller {
 		c.MaxRetry = time.Minute
 	}
 	return &Controller{
-		client:   c.Client,
+		client: c.Client,
+		// Asked for here, so that the factory started after New starts it.
+		informer: c.Namespaces.Informer(),
 		metadata: c.Metadata,
 		discover: c.Discover,
 		logger:   c.Logger,
@@ -82,9 +89,8 @@ func (c *Controller) namespaces() corev1client.NamespaceInterface {
 // Run follows namespaces until ctx is done.
 func (c *Controller) Run(ctx context.Context) {
 	defer c.queue.ShutDown()
-	factory := informers.NewSharedInformerFactory(c.client, 0)
-	informer := factory.Core().V1().Namespaces().Informer()
-	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	informer := c.informer
+	reg, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.observe,
 		UpdateFunc: func(_, obj any) { c.observe(obj) },
 	})
@@ -92,9 +98,10 @@ func (c *Controller) Run(ctx context.Context) {
 		c.logger.Error("namespace controller not started", "err", err)
 		return
 	}
-	factory.StartWithContext(ctx)
-	defer factory.Shutdown()
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+	// The informer outlives the controller (a lost leader lease stops
+	// only the controller).
+	defer func() { _ = informer.RemoveEventHandler(reg) }()
+	if !cache.WaitForCacheSync(ctx.Done(), reg.HasSynced) {
 		return
 	}
 	var wg sync.WaitGroup

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	metadatafake "k8s.io/client-go/metadata/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -56,9 +57,12 @@ func TestControllerEmptiesWhatDiscoveryLists(t *testing.T) {
 			},
 		}}, nil
 	}
-	c := New(Config{Client: client, Metadata: md, Discover: discover, MinRetry: time.Millisecond, MaxRetry: 10 * time.Millisecond})
+	factory := informers.NewSharedInformerFactory(client, 0)
+	c := New(Config{Client: client, Namespaces: factory.Core().V1().Namespaces(), Metadata: md, Discover: discover, MinRetry: time.Millisecond, MaxRetry: 10 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	factory.StartWithContext(ctx)
+	t.Cleanup(factory.Shutdown)
 	done := make(chan struct{})
 	go func() { c.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
