@@ -3,17 +3,13 @@ package controlplane
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/record"
 
 	"github.com/kapi-dev/kapi/internal/controllers/garbagecollector"
 )
@@ -23,13 +19,13 @@ import (
 // the shared typed informer when the resource is built in (as upstream,
 // so that a resource other controllers watch is watched once) and a
 // metadata-only one otherwise (one factory, owned here); events as
-// "garbage-collector-controller".
+// "garbage-collector-controller" through the shared event broadcaster.
 func startGarbageCollector(ctx context.Context, cc *controllerContext) error {
 	clients, err := cc.metadataClients("garbage-collector")
 	if err != nil {
 		return err
 	}
-	cs, md, dc := clients.clientset, clients.metadata, clients.discovery
+	md, dc := clients.metadata, clients.discovery
 	// The mapper has its own cached discovery, reset at each resync; the
 	// collector compares what dc lists now with what it follows.
 	mapperDiscovery, err := discovery.NewDiscoveryClientForConfig(clients.config)
@@ -37,21 +33,18 @@ func startGarbageCollector(ctx context.Context, cc *controllerContext) error {
 		return err
 	}
 	informers := metadatainformer.NewSharedInformerFactoryWithOptions(md, 0, metadatainformer.WithTransform(dropManagedFields))
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
 	gc := garbagecollector.New(garbagecollector.Config{
 		Metadata:  md,
 		Informers: informers,
 		Typed:     serverTypedInformers{cc: cc, ctx: ctx},
 		Discovery: dc,
 		Mapper:    restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(mapperDiscovery)),
-		Recorder:  broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "garbage-collector-controller"}),
+		Recorder:  cc.events.coreRecorder("garbage-collector-controller"),
 		Logger:    cc.logger,
 	})
 	go func() {
 		gc.Run(ctx)
 		informers.Shutdown()
-		broadcaster.Shutdown()
 	}()
 	return nil
 }

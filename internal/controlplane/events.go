@@ -65,7 +65,16 @@ func (e *eventRecorders) recorder(component string) events.EventRecorder {
 	if e == nil || e.legacy == nil {
 		return &events.FakeRecorder{}
 	}
-	return legacyRecorder{e.legacy.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component})}
+	return legacyRecorder{e.coreRecorder(component)}
+}
+
+// coreRecorder is recorder's client-go recorder, for a controller written
+// against the legacy interface (the garbage collector).
+func (e *eventRecorders) coreRecorder(component string) record.EventRecorder {
+	if e == nil || e.legacy == nil {
+		return &record.FakeRecorder{}
+	}
+	return e.legacy.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component})
 }
 
 // seriesRecorder reports events.k8s.io/v1 Events as component (their
