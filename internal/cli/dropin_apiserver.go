@@ -103,6 +103,7 @@ func newKubeAPIServerCommand(o *kubeAPIServerOptions) *cobra.Command {
 			// A second signal exits at once; the temporary data
 			// directory goes with it.
 			ctx := signalContext(logger, cleanup)
+			defer o.startMemoryLimit(logger)()
 			cfg := o.Config()
 			cfg.Logger = logger
 			cfg.Verbosity = verbosity

@@ -61,6 +61,7 @@ type ServeOptions struct {
 	lifecycleOptions
 	debugOptions
 	tracingOptions
+	memoryOptions
 
 	// Logging.
 	Verbosity int
@@ -100,6 +101,7 @@ func NewServeOptions() *ServeOptions {
 		controllerOptions:           defaultControllerOptions(),
 		aggregatorOptions:           defaultAggregatorOptions(),
 		debugOptions:                defaultDebugOptions(),
+		memoryOptions:               defaultMemoryOptions(),
 		resolveBindAddress:          utilnet.ResolveBindAddress,
 	}
 }
@@ -150,6 +152,7 @@ func (o *ServeOptions) AddFlags(sets *namedFlagSets) {
 	o.lifecycleOptions.addFlags(sets)
 	o.debugOptions.addFlags(sets)
 	o.tracingOptions.addFlags(sets)
+	o.memoryOptions.addFlags(sets)
 
 	fs = sets.FlagSet("logs")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Number for the log level verbosity (0 info, 4 debug).")
@@ -231,6 +234,7 @@ func (o *ServeOptions) Validate() error {
 	errs = append(errs, o.simulationOptions.validate()...)
 	errs = append(errs, o.lifecycleOptions.validate()...)
 	errs = append(errs, o.debugOptions.validate()...)
+	errs = append(errs, o.memoryOptions.validate()...)
 	errs = append(errs, o.tracingOptions.validate()...)
 	if !strings.HasPrefix(o.EtcdPrefix, "/") {
 		add("--etcd-prefix %q must start with /", o.EtcdPrefix)

@@ -35,6 +35,7 @@ Kubernetes API on https://127.0.0.1:6443.`,
 			}
 			logger, verbosity := newRuntimeLogger(opts.Verbosity)
 			ctx := signalContext(logger)
+			defer opts.startMemoryLimit(logger)()
 			cfg := opts.Config()
 			cfg.Logger = logger
 			cfg.Verbosity = verbosity

@@ -70,6 +70,11 @@ func TestStreamedTableIsBuffered(t *testing.T) {
 		"rows with objects": {ColumnDefinitions: cols, Rows: []metav1.TableRow{row(cm), {Cells: []any{"x"},
 			Conditions: []metav1.TableRowCondition{{Type: metav1.RowCompleted, Status: metav1.ConditionTrue}}}}},
 		"rows without objects": {Rows: []metav1.TableRow{{Cells: []any{"x"}}}},
+		"rows with objects and conditions": {Rows: []metav1.TableRow{{Cells: []any{"x", nil}, Object: runtime.RawExtension{Object: partial},
+			Conditions: []metav1.TableRowCondition{{Type: metav1.RowCompleted, Status: metav1.ConditionFalse, Reason: "<r>", Message: "m&"}}}}},
+		"rows with unstructured objects": {Rows: []metav1.TableRow{row(&unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w<>"}, "spec": map[string]any{"n": int64(1)}}})}},
+		"rows with raw objects": {Rows: []metav1.TableRow{{Cells: []any{"x"}, Object: runtime.RawExtension{Raw: []byte(`{ "a" : [1, 2] ,"b":"<"}`)}}}},
 	}
 	for name, table := range tables {
 		for _, gv := range []schema.GroupVersion{metav1.SchemeGroupVersion, metav1beta1.SchemeGroupVersion} {
@@ -93,6 +98,18 @@ func TestTableFieldsAreStreamed(t *testing.T) {
 	}
 	if want := "[TypeMeta ListMeta ColumnDefinitions Rows]"; fmt.Sprint(names) != want {
 		t.Errorf("metav1.Table fields %v, the table encoder writes %s", names, want)
+	}
+}
+
+// TestTableRowFieldsAreStreamed fails when apimachinery's TableRow gains a
+// field the streaming encoder would not write.
+func TestTableRowFieldsAreStreamed(t *testing.T) {
+	var names []string
+	for f := range reflect.TypeFor[metav1.TableRow]().Fields() {
+		names = append(names, f.Name+" "+f.Tag.Get("json"))
+	}
+	if want := "[Cells cells Conditions conditions,omitempty Object object,omitempty]"; fmt.Sprint(names) != want {
+		t.Errorf("metav1.TableRow fields %v, the table encoder writes %s", names, want)
 	}
 }
 
