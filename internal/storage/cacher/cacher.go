@@ -213,6 +213,12 @@ func (c *Cacher) goTracked(fn func()) bool {
 	return true
 }
 
+func (c *Cacher) isStopped() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stopped
+}
+
 func (c *Cacher) markSynced() { c.syncedOnce.Do(func() { close(c.synced) }) }
 
 func (c *Cacher) Versioner() storage.Versioner { return c.versioner }

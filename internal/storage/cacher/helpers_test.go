@@ -239,6 +239,9 @@ func (f *fixture) watch(key string, opts storage.ListOptions) watch.Interface {
 		f.t.Fatalf("Watch %s: %v", key, err)
 	}
 	f.t.Cleanup(w.Stop)
+	// Start the watcher's goroutine now, as the cache did before watches
+	// could be pulled, so that expectNothing means something.
+	w.ResultChan()
 	return w
 }
 
