@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/kvstore"
@@ -57,11 +58,21 @@ func (h *history) since(rev int64, w *memWatcher) []kvstore.Event {
 	return out
 }
 
-// memWatcher receives the events of one key or key range.
+// memWatcher receives the events of one key or key range. Its queue
+// grows as events wait and is dropped once read, so an idle watch (one
+// per cached resource) holds no buffer; limit bounds it as a channel of
+// that capacity would.
 type memWatcher struct {
 	key, end string // end "" watches key alone; "\x00" means no upper bound
-	ch       chan kvstore.WatchResponse
+	limit    int
+
+	mu     sync.Mutex
+	queue  []kvstore.WatchResponse
+	closed bool
+	ready  chan struct{} // has a value when something was queued or the watch closed
 }
+
+var _ kvstore.WatchStream = (*memWatcher)(nil)
 
 func (w *memWatcher) matches(key string) bool {
 	switch w.end {
@@ -74,10 +85,64 @@ func (w *memWatcher) matches(key string) bool {
 	}
 }
 
+// put queues r unless the queue is full or the watch closed.
+func (w *memWatcher) put(r kvstore.WatchResponse) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || len(w.queue) >= w.limit {
+		return false
+	}
+	w.queue = append(w.queue, r)
+	w.wake()
+	return true
+}
+
+// close ends the watch once the queued responses are read.
+func (w *memWatcher) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	w.wake()
+}
+
+func (w *memWatcher) wake() {
+	select {
+	case w.ready <- struct{}{}:
+	default:
+	}
+}
+
+// Next returns the oldest queued response, waiting for one.
+func (w *memWatcher) Next(ctx context.Context) (kvstore.WatchResponse, bool) {
+	for {
+		w.mu.Lock()
+		if len(w.queue) > 0 {
+			r := w.queue[0]
+			w.queue[0] = kvstore.WatchResponse{}
+			w.queue = w.queue[1:]
+			if len(w.queue) == 0 {
+				w.queue = nil
+			}
+			w.mu.Unlock()
+			return r, true
+		}
+		closed := w.closed
+		w.mu.Unlock()
+		if closed {
+			return kvstore.WatchResponse{}, false
+		}
+		select {
+		case <-ctx.Done():
+			return kvstore.WatchResponse{}, false
+		case <-w.ready:
+		}
+	}
+}
+
 // Watch replays the retained events from rev and then follows new ones.
-// The channel has room for the replay plus WatchBufferSize more events; a
+// The queue has room for the replay plus WatchBufferSize more events; a
 // watcher that lets it fill up is closed instead of blocking writers.
-func (s *kv) Watch(ctx context.Context, key, end string, rev int64, _ bool) (<-chan kvstore.WatchResponse, error) {
+func (s *kv) Watch(ctx context.Context, key, end string, rev int64, _ bool) (kvstore.WatchStream, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -88,11 +153,11 @@ func (s *kv) Watch(ctx context.Context, key, end string, rev int64, _ bool) (<-c
 		return nil, storage.NewError(storage.ErrCodeExpired, key, s.compacted,
 			fmt.Sprintf("required revision %d has been compacted", rev-1))
 	}
-	w := &memWatcher{key: key, end: end}
+	w := &memWatcher{key: key, end: end, ready: make(chan struct{}, 1)}
 	backlog := s.history.since(rev, w)
-	w.ch = make(chan kvstore.WatchResponse, len(backlog)+s.watchBuf)
+	w.limit = len(backlog) + s.watchBuf
 	for _, ev := range backlog {
-		w.ch <- kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision}
+		w.put(kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision})
 	}
 	s.watchers[w] = struct{}{}
 	context.AfterFunc(ctx, func() {
@@ -100,7 +165,7 @@ func (s *kv) Watch(ctx context.Context, key, end string, rev int64, _ bool) (<-c
 		defer s.mu.Unlock()
 		s.removeWatcher(w)
 	})
-	return w.ch, nil
+	return w, nil
 }
 
 // notify fans ev out without blocking. Callers hold s.mu.
@@ -109,9 +174,7 @@ func (s *kv) notify(ev kvstore.Event) {
 		if !w.matches(ev.KV.Key) {
 			continue
 		}
-		select {
-		case w.ch <- kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision}:
-		default:
+		if !w.put(kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision}) {
 			// Too slow: end this watch; its client re-lists or resumes.
 			s.removeWatcher(w)
 		}
@@ -119,7 +182,7 @@ func (s *kv) notify(ev kvstore.Event) {
 }
 
 // RequestProgress tells every watcher that it has seen everything up to the
-// current revision. A watcher whose buffer is full skips the notification.
+// current revision. A watcher whose queue is full skips the notification.
 func (s *kv) RequestProgress(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -127,18 +190,15 @@ func (s *kv) RequestProgress(context.Context) error {
 		return errClosed()
 	}
 	for w := range s.watchers {
-		select {
-		case w.ch <- kvstore.WatchResponse{Progress: true, Revision: s.rev}:
-		default:
-		}
+		w.put(kvstore.WatchResponse{Progress: true, Revision: s.rev})
 	}
 	return nil
 }
 
-// removeWatcher unregisters w and closes its channel once. Callers hold s.mu.
+// removeWatcher unregisters w and closes it once. Callers hold s.mu.
 func (s *kv) removeWatcher(w *memWatcher) {
 	if _, ok := s.watchers[w]; ok {
 		delete(s.watchers, w)
-		close(w.ch)
+		w.close()
 	}
 }
