@@ -3,10 +3,10 @@ package memory
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/kvstore"
+	"github.com/kapi-dev/kapi/internal/storage/watchqueue"
 )
 
 // history is a ring of the most recent events, one per revision.
@@ -58,18 +58,13 @@ func (h *history) since(rev int64, w *memWatcher) []kvstore.Event {
 	return out
 }
 
-// memWatcher receives the events of one key or key range. Its queue
-// grows as events wait and is dropped once read, so an idle watch (one
-// per cached resource) holds no buffer; limit bounds it as a channel of
-// that capacity would.
+// memWatcher receives the events of one key or key range. Its queue is
+// bounded as a channel of the same capacity would be, but holds only a
+// few slots while nothing waits (the watch of each cached resource is
+// idle most of the time).
 type memWatcher struct {
 	key, end string // end "" watches key alone; "\x00" means no upper bound
-	limit    int
-
-	mu     sync.Mutex
-	queue  []kvstore.WatchResponse
-	closed bool
-	ready  chan struct{} // has a value when something was queued or the watch closed
+	queue    *watchqueue.Queue[kvstore.WatchResponse]
 }
 
 var _ kvstore.WatchStream = (*memWatcher)(nil)
@@ -85,56 +80,17 @@ func (w *memWatcher) matches(key string) bool {
 	}
 }
 
-// put queues r unless the queue is full or the watch closed.
-func (w *memWatcher) put(r kvstore.WatchResponse) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed || len(w.queue) >= w.limit {
-		return false
-	}
-	w.queue = append(w.queue, r)
-	w.wake()
-	return true
-}
-
-// close ends the watch once the queued responses are read.
-func (w *memWatcher) close() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.closed = true
-	w.wake()
-}
-
-func (w *memWatcher) wake() {
-	select {
-	case w.ready <- struct{}{}:
-	default:
-	}
-}
-
 // Next returns the oldest queued response, waiting for one.
 func (w *memWatcher) Next(ctx context.Context) (kvstore.WatchResponse, bool) {
 	for {
-		w.mu.Lock()
-		if len(w.queue) > 0 {
-			r := w.queue[0]
-			w.queue[0] = kvstore.WatchResponse{}
-			w.queue = w.queue[1:]
-			if len(w.queue) == 0 {
-				w.queue = nil
-			}
-			w.mu.Unlock()
-			return r, true
-		}
-		closed := w.closed
-		w.mu.Unlock()
-		if closed {
-			return kvstore.WatchResponse{}, false
+		resp, ok, closed := w.queue.Take()
+		if ok || closed {
+			return resp, ok
 		}
 		select {
 		case <-ctx.Done():
 			return kvstore.WatchResponse{}, false
-		case <-w.ready:
+		case <-w.queue.Ready():
 		}
 	}
 }
@@ -153,11 +109,11 @@ func (s *kv) Watch(ctx context.Context, key, end string, rev int64, _ bool) (kvs
 		return nil, storage.NewError(storage.ErrCodeExpired, key, s.compacted,
 			fmt.Sprintf("required revision %d has been compacted", rev-1))
 	}
-	w := &memWatcher{key: key, end: end, ready: make(chan struct{}, 1)}
+	w := &memWatcher{key: key, end: end}
 	backlog := s.history.since(rev, w)
-	w.limit = len(backlog) + s.watchBuf
+	w.queue = watchqueue.New[kvstore.WatchResponse](len(backlog) + s.watchBuf)
 	for _, ev := range backlog {
-		w.put(kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision})
+		w.queue.Put(kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision})
 	}
 	s.watchers[w] = struct{}{}
 	context.AfterFunc(ctx, func() {
@@ -174,7 +130,7 @@ func (s *kv) notify(ev kvstore.Event) {
 		if !w.matches(ev.KV.Key) {
 			continue
 		}
-		if !w.put(kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision}) {
+		if !w.queue.Put(kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision}) {
 			// Too slow: end this watch; its client re-lists or resumes.
 			s.removeWatcher(w)
 		}
@@ -190,7 +146,7 @@ func (s *kv) RequestProgress(context.Context) error {
 		return errClosed()
 	}
 	for w := range s.watchers {
-		w.put(kvstore.WatchResponse{Progress: true, Revision: s.rev})
+		w.queue.Put(kvstore.WatchResponse{Progress: true, Revision: s.rev})
 	}
 	return nil
 }
@@ -199,6 +155,6 @@ func (s *kv) RequestProgress(context.Context) error {
 func (s *kv) removeWatcher(w *memWatcher) {
 	if _, ok := s.watchers[w]; ok {
 		delete(s.watchers, w)
-		w.close()
+		w.queue.Close()
 	}
 }
