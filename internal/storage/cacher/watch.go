@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/watchqueue"
 )
 
 // Watch serves a watch from the cache with the storage's resourceVersion
@@ -99,7 +100,7 @@ func (c *Cacher) newWatcher(ctx context.Context, key string, opts storage.ListOp
 		bookmarks: opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
 		ctx:       wctx,
 		cancel:    func() { stop(); cancel() },
-		buf:       make(chan delivery, watcherBufferSize),
+		buf:       watchqueue.New[delivery](watcherBufferSize),
 	}
 	if opts.Recursive {
 		w.key = prefixKey(key)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/watchqueue"
 )
 
 const (
@@ -99,7 +100,8 @@ type cacheWatcher struct {
 
 	ctx    context.Context // ends on Stop, termination or cache stop
 	cancel context.CancelFunc
-	buf    chan delivery
+	// buf holds what the dispatcher offered and Next has not taken yet.
+	buf *watchqueue.Queue[delivery]
 
 	resultOnce sync.Once
 	result     chan watch.Event // made by the first ResultChan
@@ -175,12 +177,10 @@ func (w *cacheWatcher) coversKey(key string) bool {
 // finished watcher takes (and drops) everything.
 func (w *cacheWatcher) offer(d delivery) bool {
 	select {
-	case w.buf <- d:
-		return true
 	case <-w.ctx.Done():
 		return true
 	default:
-		return false
+		return w.buf.Put(d)
 	}
 }
 
@@ -199,14 +199,17 @@ func (w *cacheWatcher) Next(ctx context.Context) (watch.Event, bool) {
 			}
 			continue
 		}
+		if d, ok, _ := w.buf.Take(); ok {
+			if ev, ok := w.deliver(d); ok {
+				return ev, true
+			}
+			continue
+		}
 		select {
 		case <-w.ctx.Done():
 		case <-ctx.Done():
 			return watch.Event{}, false
-		case d := <-w.buf:
-			if ev, ok := w.deliver(d); ok {
-				return ev, true
-			}
+		case <-w.buf.Ready():
 		}
 	}
 	w.Stop()
