@@ -129,3 +129,39 @@ func TestPulledWatchEndsWithCache(t *testing.T) {
 		t.Fatalf("Next after the cache stopped returned %s", ev.Type)
 	}
 }
+
+// TestFullWatcherThatMakesRoomStays: the dispatcher waits for a watcher
+// with a full buffer and hears at once when it takes a delivery; the
+// watcher gets the change and keeps every later one, in order.
+func TestFullWatcherThatMakesRoomStays(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, Config{})
+		f.create("ns", "a")
+		synctest.Wait()
+		w := f.pulled("/configmaps", storage.ListOptions{ResourceVersion: "0", SendInitialEvents: new(false), Recursive: true})
+		const updates = watcherBufferSize + 5
+		start := time.Now()
+		for i := range updates {
+			f.update("ns", "a", fmt.Sprint(i))
+		}
+		synctest.Wait() // the dispatcher waits for room, its budget unspent
+		for i := range updates {
+			ev, ok := w.Next(f.ctx)
+			if !ok {
+				t.Fatalf("watch ended after %d changes, want %d", i, updates)
+			}
+			if got := eventObject(t, ev).Data["key"]; got != fmt.Sprint(i) {
+				t.Fatalf("change %d carries %q, want %d", i, got, i)
+			}
+			synctest.Wait()
+		}
+		if got := f.metric("apiserver_terminated_watchers_total"); got != 0 {
+			t.Errorf("terminated watchers = %v, want none", got)
+		}
+		// On the bubble's fake clock: the room was seen at once, the
+		// dispatcher did not wait out its budget.
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("the dispatcher waited %v for room that was made at once", waited)
+		}
+	})
+}
