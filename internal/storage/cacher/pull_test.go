@@ -13,16 +13,12 @@ import (
 	"github.com/kapi-dev/kapi/internal/storage"
 )
 
-// pulled opens a watch the test drives with Next, as the HTTP handler does.
+// pulled opens a watch, with bookmarks, that the test drives with Next,
+// as the HTTP handler does.
 func (f *fixture) pulled(key string, opts storage.ListOptions) storage.PulledWatch {
 	f.t.Helper()
-	opts.Predicate = storage.Everything
 	opts.Predicate.AllowWatchBookmarks = true
-	w, err := f.c.Watch(f.ctx, key, opts)
-	if err != nil {
-		f.t.Fatalf("Watch %s: %v", key, err)
-	}
-	f.t.Cleanup(w.Stop)
+	w := f.open(key, opts)
 	p, ok := w.(storage.PulledWatch)
 	if !ok {
 		f.t.Fatalf("watch is a %T, want a storage.PulledWatch", w)
