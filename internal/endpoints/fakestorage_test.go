@@ -21,6 +21,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/storage"
 )
 
 var configMapsGR = corev1.Resource("configmaps")
@@ -35,6 +36,9 @@ type fakeConfigMaps struct {
 	watchers []*fakeWatch
 	// lastDelete records the options of the last delete, for tests.
 	lastDelete *metav1.DeleteOptions
+	// pulled makes Watch return watches that serve only Next, as the
+	// watch cache's are driven.
+	pulled bool
 }
 
 type fakeWatch struct {
@@ -229,7 +233,30 @@ func (s *fakeConfigMaps) Watch(ctx context.Context, opts *metainternalversion.Li
 		}
 	}
 	s.watchers = append(s.watchers, w)
+	if s.pulled {
+		return pulledWatch{w}, nil
+	}
 	return w, nil
+}
+
+// pulledWatch is a fakeWatch a consumer can only drive with Next.
+type pulledWatch struct{ w *fakeWatch }
+
+var _ storage.PulledWatch = pulledWatch{}
+
+func (p pulledWatch) Stop() { p.w.Stop() }
+
+func (p pulledWatch) ResultChan() <-chan watch.Event {
+	panic("ResultChan of a watch the handler should pull")
+}
+
+func (p pulledWatch) Next(ctx context.Context) (watch.Event, bool) {
+	select {
+	case <-ctx.Done():
+		return watch.Event{}, false
+	case ev, ok := <-p.w.ResultChan():
+		return ev, ok
+	}
 }
 
 func (s *fakeConfigMaps) notify(t watch.EventType, cm *corev1.ConfigMap) {

@@ -70,8 +70,20 @@ func nameOf(obj map[string]any) string {
 	return name
 }
 
-func TestWatchJSON(t *testing.T) {
+// bothWatchKinds runs test over a store whose watches are read from
+// ResultChan and over one whose watches the handler pulls (the watch
+// cache's).
+func bothWatchKinds(t *testing.T, test func(t *testing.T, pulled bool)) {
+	for _, pulled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "channel", true: "pulled"}[pulled], func(t *testing.T) { test(t, pulled) })
+	}
+}
+
+func TestWatchJSON(t *testing.T) { bothWatchKinds(t, testWatchJSON) }
+
+func testWatchJSON(t *testing.T, pulled bool) {
 	env := newTestEnv(t)
+	env.store.pulled = pulled
 	env.seed(t, seedA()...)
 	resp := startWatch(t, env, cmPath+"?watch=true")
 	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
@@ -189,10 +201,13 @@ func serveInBubble(t *testing.T, env *testEnv, ctx context.Context, path string)
 	return time.Since(start), rec
 }
 
-func TestWatchEnds(t *testing.T) {
+func TestWatchEnds(t *testing.T) { bothWatchKinds(t, testWatchEnds) }
+
+func testWatchEnds(t *testing.T, pulled bool) {
 	t.Run("timeoutSeconds", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			env := newTestEnv(t)
+			env.store.pulled = pulled
 			took, rec := serveInBubble(t, env, t.Context(), cmPath+"?watch=true&timeoutSeconds=30")
 			if took != 30*time.Second || rec.Code != http.StatusOK {
 				t.Errorf("ended after %v with %d, want 30s 200", took, rec.Code)
@@ -202,6 +217,7 @@ func TestWatchEnds(t *testing.T) {
 	t.Run("random timeout in [min, 2*min)", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			env := newTestEnv(t, func(g *endpoints.APIGroupVersion) { g.MinRequestTimeout = 10 * time.Second })
+			env.store.pulled = pulled
 			took, _ := serveInBubble(t, env, t.Context(), cmPath+"?watch=true")
 			if took < 10*time.Second || took >= 20*time.Second {
 				t.Errorf("ended after %v", took)
@@ -211,6 +227,7 @@ func TestWatchEnds(t *testing.T) {
 	t.Run("client goes away", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			env := newTestEnv(t)
+			env.store.pulled = pulled
 			ctx, cancel := context.WithCancel(t.Context())
 			time.AfterFunc(time.Second, cancel)
 			if took, _ := serveInBubble(t, env, ctx, cmPath+"?watch=true"); took != time.Second {
@@ -221,6 +238,7 @@ func TestWatchEnds(t *testing.T) {
 	t.Run("storage closes the watch", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			env := newTestEnv(t)
+			env.store.pulled = pulled
 			time.AfterFunc(time.Second, func() {
 				env.store.mu.Lock()
 				defer env.store.mu.Unlock()

@@ -13,6 +13,17 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
+// PulledWatch is a watch its consumer may drive itself: Next hands over
+// the next event in the caller's goroutine, so a watch served this way
+// costs no goroutine of its own (the watch cache's watches are). A
+// consumer uses Next or ResultChan, not both, and calls Stop when done.
+type PulledWatch interface {
+	watch.Interface
+	// Next waits for the next event; false when the watch is over or ctx
+	// ends. One goroutine at a time may call it.
+	Next(ctx context.Context) (watch.Event, bool)
+}
+
 // Interface is what the generic REST store talks to. Keys are absolute
 // within the backend's key space once the backend prefix is added: the
 // registry passes "/configmaps/ns/name" and an etcd3 backend configured with

@@ -19,6 +19,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/negotiation"
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/storage"
 )
 
 // DefaultMinRequestTimeout is upstream's --min-request-timeout default.
@@ -91,23 +92,37 @@ func streamEvents(ctx context.Context, scope *RequestScope, w http.ResponseWrite
 	}
 	enc.framer = info.StreamSerializer.Framer.NewFrameWriter(w)
 	obs := request.ObservationFrom(ctx)
-	ch := watcher.ResultChan()
+	next := nextEvent(watcher)
 	for {
+		event, ok := next(ctx)
+		if !ok {
+			return
+		}
+		if err := enc.encode(event); err != nil {
+			scope.logger().DebugContext(ctx, "watch ended: cannot write event", "err", err)
+			return
+		}
+		obs.WatchEvent(enc.eventBuf.Len())
+		if err := rc.Flush(); err != nil {
+			return
+		}
+	}
+}
+
+// nextEvent returns how to wait for the watch's next event: a watch the
+// handler can drive (the watch cache's) is pulled in this goroutine,
+// sparing it a goroutine of its own; any other is read from ResultChan.
+func nextEvent(watcher watch.Interface) func(context.Context) (watch.Event, bool) {
+	if p, ok := watcher.(storage.PulledWatch); ok {
+		return p.Next
+	}
+	ch := watcher.ResultChan()
+	return func(ctx context.Context) (watch.Event, bool) {
 		select {
 		case <-ctx.Done():
-			return
+			return watch.Event{}, false
 		case event, ok := <-ch:
-			if !ok {
-				return
-			}
-			if err := enc.encode(event); err != nil {
-				scope.logger().DebugContext(ctx, "watch ended: cannot write event", "err", err)
-				return
-			}
-			obs.WatchEvent(enc.eventBuf.Len())
-			if err := rc.Flush(); err != nil {
-				return
-			}
+			return event, ok
 		}
 	}
 }

@@ -9,8 +9,9 @@
 // continued pages of a list are read at their token's revision
 // (snapshots.go, continue.go). One goroutine feeds it
 // (reflector.go); one goroutine fans every change out to the watchers
-// (dispatch.go), each of which has a bounded buffer and its own goroutine
-// (watcher.go). Objects are decoded once and shared: watchers receive them
+// (dispatch.go), each of which has a bounded buffer that its consumer
+// drains through Next, in the consumer's goroutine (watcher.go).
+// Objects are decoded once and shared: watchers receive them
 // wrapped in a cachingObject that encodes each wire format once.
 package cacher
 
@@ -211,6 +212,12 @@ func (c *Cacher) goTracked(fn func()) bool {
 		fn()
 	}()
 	return true
+}
+
+func (c *Cacher) isStopped() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stopped
 }
 
 func (c *Cacher) markSynced() { c.syncedOnce.Do(func() { close(c.synced) }) }

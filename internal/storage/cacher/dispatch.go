@@ -144,17 +144,17 @@ func (d *dispatcher) waitBlocked(del delivery) {
 	defer timer.Stop()
 	expired := false
 	for _, w := range d.blocked {
-		if !expired {
+		placed := w.offer(del)
+		for !placed && !expired {
 			select {
-			case w.buf <- del:
-				continue
+			case <-w.buf.Room():
 			case <-w.ctx.Done():
-				continue
 			case <-timer.C:
 				expired = true
 			}
+			placed = w.offer(del)
 		}
-		if !w.offer(del) {
+		if !placed {
 			d.logger.Info("closing a watcher that does not keep up", "key", w.key)
 			d.metrics.WatcherTerminated()
 			w.terminate()

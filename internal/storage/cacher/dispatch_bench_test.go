@@ -12,6 +12,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/metrics"
+	"github.com/kapi-dev/kapi/internal/storage/watchqueue"
 )
 
 // BenchmarkDispatch is the dispatcher's own cost per change: one change
@@ -29,7 +30,7 @@ func BenchmarkDispatch(b *testing.B) {
 	cancel()
 	for range 100 {
 		d.add(&cacheWatcher{key: "/configmaps/bench/", recursive: true, pred: storage.Everything,
-			ctx: done, cancel: cancel, buf: make(chan delivery)})
+			ctx: done, cancel: cancel, buf: watchqueue.New[delivery](watcherBufferSize)})
 	}
 	ev := &event{typ: watch.Modified, key: "/configmaps/bench/a", obj: configMap("bench", "a", nil)}
 	b.ReportAllocs()

@@ -229,6 +229,17 @@ func (f *fixture) list(key string, opts storage.ListOptions) *corev1.ConfigMapLi
 
 func (f *fixture) watch(key string, opts storage.ListOptions) watch.Interface {
 	f.t.Helper()
+	w := f.open(key, opts)
+	// Start the watcher's goroutine now, as the cache did before watches
+	// could be pulled, so that expectNothing means something.
+	w.ResultChan()
+	return w
+}
+
+// open starts a watch (of everything, unless opts selects) and stops it
+// when the test ends.
+func (f *fixture) open(key string, opts storage.ListOptions) watch.Interface {
+	f.t.Helper()
 	if opts.Predicate.Label == nil {
 		allow := opts.Predicate.AllowWatchBookmarks
 		opts.Predicate = storage.Everything

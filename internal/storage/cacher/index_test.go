@@ -31,10 +31,11 @@ type seen struct {
 func drain(t *testing.T, w watch.Interface) []seen {
 	t.Helper()
 	var out []seen
+	ch := w.ResultChan() // starts the watcher's goroutine before the first wait
 	for {
 		synctest.Wait()
 		select {
-		case ev, ok := <-w.ResultChan():
+		case ev, ok := <-ch:
 			if !ok {
 				return out
 			}

@@ -18,31 +18,46 @@ type event struct {
 	prev runtime.Object
 }
 
-// ring is a fixed-size circular buffer of the most recent events.
+// ring is a circular buffer of the most recent events, at most capacity.
+// Its array grows as events come, so the cache of a resource that rarely
+// changes holds a few slots rather than capacity of them.
 type ring struct {
-	events []*event
-	head   int // index of the oldest event
-	n      int
+	events   []*event
+	head     int // index of the oldest event
+	n        int
+	capacity int
 	// start is the revision after which no event has been dropped: a
 	// watch from any revision >= start can be replayed from the ring.
 	start uint64
 }
 
-func newRing(capacity int) *ring { return &ring{events: make([]*event, capacity)} }
+func newRing(capacity int) *ring { return &ring{capacity: capacity} }
 
 // reset empties the ring after a fresh list at revision start.
 func (r *ring) reset(start uint64) {
-	clear(r.events)
+	r.events = nil
 	r.head, r.n, r.start = 0, 0, start
 }
 
 // push appends ev, dropping the oldest event when the ring is full.
 func (r *ring) push(ev *event) {
+	if r.n == len(r.events) && r.n < r.capacity {
+		r.grow()
+	}
 	if r.n == len(r.events) {
 		r.dropOldest()
 	}
 	r.events[(r.head+r.n)%len(r.events)] = ev
 	r.n++
+}
+
+// grow doubles the array, up to capacity, with the oldest event first.
+func (r *ring) grow() {
+	events := make([]*event, min(r.capacity, max(16, 2*len(r.events))))
+	for i := range r.n {
+		events[i] = r.events[(r.head+i)%len(r.events)]
+	}
+	r.events, r.head = events, 0
 }
 
 func (r *ring) dropOldest() {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/watchqueue"
 )
 
 // Watch serves a watch from the cache with the storage's resourceVersion
@@ -51,7 +52,7 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	return w, err
 }
 
-// startWatch registers a watcher and starts its goroutine. Taking the start
+// startWatch registers a watcher; its consumer drives it. Taking the start
 // state and registering happen under the state's read lock, so the watcher
 // misses no change: everything after the start state's revision is
 // dispatched to it.
@@ -78,12 +79,12 @@ func (c *Cacher) startWatch(ctx context.Context, key string, rv uint64, opts sto
 	default:
 		st.replay = c.state.history.since(rv, func(ev *event) bool { return w.coversKey(ev.key) })
 	}
-	c.dispatcher.add(w)
-	if !c.goTracked(func() { w.run(st) }) {
-		c.dispatcher.remove(w)
+	if c.isStopped() {
 		w.cancel()
 		return nil, storage.NewError(storage.ErrCodeUnreachable, key, 0, "watch cache is stopped")
 	}
+	w.start, w.startRV, w.rv = st, st.rv, st.rv
+	c.dispatcher.add(w)
 	return w, nil
 }
 
@@ -99,8 +100,7 @@ func (c *Cacher) newWatcher(ctx context.Context, key string, opts storage.ListOp
 		bookmarks: opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
 		ctx:       wctx,
 		cancel:    func() { stop(); cancel() },
-		buf:       make(chan delivery, watcherBufferSize),
-		result:    make(chan watch.Event),
+		buf:       watchqueue.New[delivery](watcherBufferSize),
 	}
 	if opts.Recursive {
 		w.key = prefixKey(key)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/watchqueue"
 )
 
 const (
@@ -81,7 +82,10 @@ func wrap(obj runtime.Object) runtime.Object {
 	return obj.DeepCopyObject()
 }
 
-// cacheWatcher is one client's watch on the cache.
+// cacheWatcher is one client's watch on the cache. Its consumer drives
+// it: the HTTP handler calls Next in its own goroutine, so a watch served
+// over HTTP costs no goroutine here; ResultChan starts one, on first use,
+// for every other consumer.
 type cacheWatcher struct {
 	c         *Cacher
 	key       string
@@ -96,14 +100,19 @@ type cacheWatcher struct {
 
 	ctx    context.Context // ends on Stop, termination or cache stop
 	cancel context.CancelFunc
-	buf    chan delivery
-	result chan watch.Event
+	// buf holds what the dispatcher offered and Next has not taken yet.
+	buf *watchqueue.Queue[delivery]
 
-	// Owned by the run goroutine.
-	startRV      uint64 // changes up to here come from the start state
-	rv           uint64 // the client has seen everything up to here
+	resultOnce sync.Once
+	result     chan watch.Event // made by the first ResultChan
+
+	// Owned by the goroutine calling Next.
+	start        watchStart // what is left of the start state to send
+	startRV      uint64     // changes up to here come from the start state
+	rv           uint64     // the client has seen everything up to here
 	lastBookmark uint64
 	lastProgress time.Time // when the last progress bookmark went out
+	failed       bool      // an error event went out: the watch is over
 }
 
 // watchStart is what a new watcher sends before following live changes.
@@ -114,11 +123,47 @@ type watchStart struct {
 	endBookmark bool             // send the initial-events-end bookmark
 }
 
-func (w *cacheWatcher) Stop()                          { w.cancel() }
-func (w *cacheWatcher) ResultChan() <-chan watch.Event { return w.result }
+var _ storage.PulledWatch = (*cacheWatcher)(nil)
 
-// terminate ends the watch from the cache's side; the client sees its
-// channel close and re-watches.
+// Stop ends the watch and leaves the dispatcher; safe at any time, from
+// any goroutine, more than once.
+func (w *cacheWatcher) Stop() {
+	w.cancel()
+	w.c.dispatcher.remove(w)
+}
+
+// ResultChan starts, on first use, the goroutine that feeds the channel
+// from Next.
+func (w *cacheWatcher) ResultChan() <-chan watch.Event {
+	w.resultOnce.Do(func() {
+		w.result = make(chan watch.Event)
+		if w.ctx.Err() != nil || !w.c.goTracked(w.pump) {
+			w.Stop()
+			close(w.result)
+		}
+	})
+	return w.result
+}
+
+// pump hands the events to ResultChan until the watch ends.
+func (w *cacheWatcher) pump() {
+	defer close(w.result)
+	for {
+		ev, ok := w.Next(w.ctx)
+		if !ok {
+			return
+		}
+		select {
+		case w.result <- ev:
+		case <-w.ctx.Done():
+			w.Stop()
+			return
+		}
+	}
+}
+
+// terminate ends the watch from the cache's side; the client sees the
+// watch end and re-watches. It does not take the dispatcher's lock.
 func (w *cacheWatcher) terminate() { w.cancel() }
 
 func (w *cacheWatcher) coversKey(key string) bool {
@@ -132,110 +177,117 @@ func (w *cacheWatcher) coversKey(key string) bool {
 // finished watcher takes (and drops) everything.
 func (w *cacheWatcher) offer(d delivery) bool {
 	select {
-	case w.buf <- d:
-		return true
 	case <-w.ctx.Done():
 		return true
 	default:
-		return false
+		return w.buf.Put(d)
 	}
 }
 
-// run sends the start state, then the live changes, until the watch ends.
-func (w *cacheWatcher) run(st watchStart) {
-	defer close(w.result)
-	defer w.c.dispatcher.remove(w)
-	defer w.cancel()
-	w.startRV, w.rv = st.rv, st.rv
-	if !w.sendStart(st) {
-		return
-	}
-	for {
-		select {
-		case <-w.ctx.Done():
-			return
-		case d := <-w.buf:
-			if !w.deliver(d) {
-				return
+// Next returns the next event: the start state first, then the live
+// changes and bookmarks as the dispatcher buffers them. Once the watch is
+// over (an error event went out, Stop, termination, cache stop) it stops
+// the watcher and returns false.
+func (w *cacheWatcher) Next(ctx context.Context) (watch.Event, bool) {
+	for !w.failed && w.ctx.Err() == nil {
+		if ctx.Err() != nil {
+			return watch.Event{}, false
+		}
+		if w.startLeft() {
+			if ev, ok := w.nextStart(); ok {
+				return ev, true
 			}
-		}
-	}
-}
-
-// sendStart sends the start state or the replayed changes, and the
-// initial-events-end bookmark, counting the events sent in
-// apiserver_init_events_total.
-func (w *cacheWatcher) sendStart(st watchStart) bool {
-	sent := 0
-	defer func() { w.c.metrics.InitEvents(sent) }()
-	for _, obj := range st.initial {
-		ok, err := w.pred.Matches(obj)
-		if err != nil {
-			return w.sendError(err)
-		}
-		if !ok {
 			continue
 		}
-		if !w.send(watch.Event{Type: watch.Added, Object: wrap(obj)}) {
-			return false
+		if d, ok, _ := w.buf.Take(); ok {
+			if ev, ok := w.deliver(d); ok {
+				return ev, true
+			}
+			continue
 		}
-		sent++
-	}
-	if st.endBookmark {
-		if !w.sendBookmark(st.rv, true) {
-			return false
-		}
-		w.lastBookmark = st.rv
-	}
-	for _, ev := range st.replay {
-		ok, wasSent := w.sendChange(&outgoing{event: ev})
-		if !ok {
-			return false
-		}
-		if wasSent {
-			sent++
+		select {
+		case <-w.ctx.Done():
+		case <-ctx.Done():
+			return watch.Event{}, false
+		case <-w.buf.Ready():
 		}
 	}
-	return true
+	w.Stop()
+	return watch.Event{}, false
 }
 
-func (w *cacheWatcher) deliver(d delivery) bool {
+func (w *cacheWatcher) startLeft() bool {
+	return len(w.start.initial) > 0 || w.start.endBookmark || len(w.start.replay) > 0
+}
+
+// nextStart takes one item of the start state: an object of the state
+// (sent as ADDED), the initial-events-end bookmark, or a replayed change.
+// ok is false when the item means nothing to this watcher. The events
+// sent count in apiserver_init_events_total.
+func (w *cacheWatcher) nextStart() (ev watch.Event, ok bool) {
+	st := &w.start
+	switch {
+	case len(st.initial) > 0:
+		obj := st.initial[0]
+		st.initial = st.initial[1:]
+		match, err := w.pred.Matches(obj)
+		if err != nil {
+			return w.fail(err), true
+		}
+		if !match {
+			return ev, false
+		}
+		w.c.metrics.InitEvents(1)
+		return watch.Event{Type: watch.Added, Object: wrap(obj)}, true
+	case st.endBookmark:
+		st.endBookmark = false
+		w.lastBookmark = st.rv
+		return w.bookmark(st.rv, true), true
+	default:
+		o := &outgoing{event: st.replay[0]}
+		st.replay = st.replay[1:]
+		if ev, ok = w.change(o); ok && !w.failed {
+			w.c.metrics.InitEvents(1)
+		}
+		return ev, ok
+	}
+}
+
+// deliver turns a buffered delivery into the event to send; ok is false
+// when there is none.
+func (w *cacheWatcher) deliver(d delivery) (ev watch.Event, ok bool) {
 	if d.out != nil {
 		if d.out.rv <= w.startRV {
-			return true // already part of the start state
+			return ev, false // already part of the start state
 		}
 		w.rv = d.out.rv
-		ok, _ := w.sendChange(d.out)
-		return ok
+		return w.change(d.out)
 	}
 	if d.rv < w.rv {
-		return true
+		return ev, false
 	}
 	if d.bookmark == bookmarkProgress {
 		now := time.Now()
 		if d.rv <= w.lastBookmark || now.Sub(w.lastProgress) < progressBookmarkGap {
-			return true
+			return ev, false
 		}
 		w.lastProgress = now
 	}
 	w.rv, w.lastBookmark = d.rv, d.rv
-	return w.sendBookmark(d.rv, false)
+	return w.bookmark(d.rv, false), true
 }
 
-// sendChange sends what a change means to this watcher's selection. ok
-// is false when the watch is over; sent says whether an event went out.
-func (w *cacheWatcher) sendChange(o *outgoing) (ok, sent bool) {
+// change is the event a change means to this watcher's selection; ok is
+// false when it means none.
+func (w *cacheWatcher) change(o *outgoing) (ev watch.Event, ok bool) {
 	if !w.coversKey(o.key) {
-		return true, false
+		return ev, false
 	}
 	ev, selected, err := w.transform(o)
 	if err != nil {
-		return w.sendError(err), false
+		return w.fail(err), true
 	}
-	if !selected {
-		return true, false
-	}
-	return w.send(ev), true
+	return ev, selected
 }
 
 // transform maps a change to the event this watcher sees, as the storage
@@ -273,29 +325,19 @@ func (w *cacheWatcher) transform(o *outgoing) (ev watch.Event, ok bool, err erro
 	}
 }
 
-// sendBookmark sends an object of the resource's kind carrying only rv
-// (and, at the end of the initial state, the initial-events-end annotation).
-func (w *cacheWatcher) sendBookmark(rv uint64, initialEnd bool) bool {
+// bookmark is an object of the resource's kind carrying only rv (and, at
+// the end of the initial state, the initial-events-end annotation).
+func (w *cacheWatcher) bookmark(rv uint64, initialEnd bool) watch.Event {
 	obj, err := storage.NewBookmark(w.c.newFunc, w.c.versioner, rv, initialEnd)
 	if err != nil {
-		return w.sendError(err)
+		return w.fail(err)
 	}
-	return w.send(watch.Event{Type: watch.Bookmark, Object: obj})
+	return watch.Event{Type: watch.Bookmark, Object: obj}
 }
 
-// sendError ends the watch with an internal-error status event.
-func (w *cacheWatcher) sendError(err error) bool {
+// fail is the internal-error status event that ends the watch.
+func (w *cacheWatcher) fail(err error) watch.Event {
+	w.failed = true
 	status := apierrors.NewInternalError(err).Status()
-	w.send(watch.Event{Type: watch.Error, Object: &status})
-	return false
-}
-
-// send hands ev to the client unless the watch is over.
-func (w *cacheWatcher) send(ev watch.Event) bool {
-	select {
-	case w.result <- ev:
-		return true
-	case <-w.ctx.Done():
-		return false
-	}
+	return watch.Event{Type: watch.Error, Object: &status}
 }

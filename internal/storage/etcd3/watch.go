@@ -14,7 +14,7 @@ import (
 // Watch starts an etcd watch with previous values and converts its
 // responses. The goroutine ends when ctx is done or etcd ends the watch; a
 // compaction arrives as a response with an ErrCodeExpired error.
-func (k *etcdKV) Watch(ctx context.Context, key, end string, rev int64, progressNotify bool) (<-chan kvstore.WatchResponse, error) {
+func (k *etcdKV) Watch(ctx context.Context, key, end string, rev int64, progressNotify bool) (kvstore.WatchStream, error) {
 	opts := []clientv3.OpOption{clientv3.WithRev(rev), clientv3.WithPrevKV()}
 	if end != "" {
 		opts = append(opts, clientv3.WithRange(k.rangeEnd(end)))
@@ -42,7 +42,7 @@ func (k *etcdKV) Watch(ctx context.Context, key, end string, rev int64, progress
 			}
 		}
 	}()
-	return out, nil
+	return kvstore.ChanStream(out), nil
 }
 
 // convert maps one etcd watch response; last is true when it ends the watch.

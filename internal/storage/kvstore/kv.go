@@ -85,13 +85,33 @@ type KV interface {
 	// deletion revision; on a failed comparison it behaves like Put.
 	Delete(ctx context.Context, key string, expected int64) (rev int64, cur *KeyValue, ok bool, err error)
 	// Watch streams changes to key, or to [key, end) when end is not empty,
-	// starting at revision rev (inclusive). The channel closes when ctx is
+	// starting at revision rev (inclusive). The stream ends when ctx is
 	// done, the store closes, or after a response with Err. With
 	// progressNotify the store may send progress notifications on its own.
-	Watch(ctx context.Context, key, end string, rev int64, progressNotify bool) (<-chan WatchResponse, error)
+	Watch(ctx context.Context, key, end string, rev int64, progressNotify bool) (WatchStream, error)
 	// RequestProgress makes the store send a progress notification to its
 	// watches (those that asked for them) once they have caught up.
 	RequestProgress(ctx context.Context) error
+}
+
+// WatchStream is the output of one KV watch, read by one goroutine.
+type WatchStream interface {
+	// Next waits for the next response; false when ctx ends, or once the
+	// watch has ended and every response sent before was read.
+	Next(ctx context.Context) (WatchResponse, bool)
+}
+
+// ChanStream is a WatchStream read from a channel the KV closes when the
+// watch ends.
+type ChanStream <-chan WatchResponse
+
+func (c ChanStream) Next(ctx context.Context) (WatchResponse, bool) {
+	select {
+	case <-ctx.Done():
+		return WatchResponse{}, false
+	case resp, ok := <-c:
+		return resp, ok
+	}
 }
 
 // PrefixEnd returns the smallest key greater than every key starting with

@@ -123,7 +123,7 @@ func (k *testKV) publish(ev Event) {
 	}
 }
 
-func (k *testKV) Watch(ctx context.Context, key, end string, rev int64, _ bool) (<-chan WatchResponse, error) {
+func (k *testKV) Watch(ctx context.Context, key, end string, rev int64, _ bool) (WatchStream, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	w := &testWatch{key: key, end: end, ch: make(chan WatchResponse, 100)}
@@ -139,7 +139,7 @@ func (k *testKV) Watch(ctx context.Context, key, end string, rev int64, _ bool) 
 		delete(k.watchers, w)
 		close(w.ch)
 	})
-	return w.ch, nil
+	return ChanStream(w.ch), nil
 }
 
 func (k *testKV) RequestProgress(context.Context) error { return nil }

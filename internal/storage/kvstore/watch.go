@@ -98,7 +98,7 @@ func (s *store) watchStart(ctx context.Context, start, end string, rv uint64, se
 	}
 }
 
-func (ws *watchStream) run(ctx context.Context, initial []KeyValue, initialRev int64, endBookmark bool, events <-chan WatchResponse) {
+func (ws *watchStream) run(ctx context.Context, initial []KeyValue, initialRev int64, endBookmark bool, events WatchStream) {
 	for _, kv := range initial {
 		obj, err := ws.s.decodeNew(ctx, kv.Key, kv.Value, kv.ModRevision)
 		if err != nil {
@@ -116,13 +116,7 @@ func (ws *watchStream) run(ctx context.Context, initial []KeyValue, initialRev i
 		return
 	}
 	for {
-		var resp WatchResponse
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return
-		case resp, ok = <-events:
-		}
+		resp, ok := events.Next(ctx)
 		if !ok {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/kvstore"
+	"github.com/kapi-dev/kapi/internal/storage/watchqueue"
 )
 
 // history is a ring of the most recent events, one per revision.
@@ -57,11 +58,16 @@ func (h *history) since(rev int64, w *memWatcher) []kvstore.Event {
 	return out
 }
 
-// memWatcher receives the events of one key or key range.
+// memWatcher receives the events of one key or key range. Its queue is
+// bounded as a channel of the same capacity would be, but holds only a
+// few slots while nothing waits (the watch of each cached resource is
+// idle most of the time).
 type memWatcher struct {
 	key, end string // end "" watches key alone; "\x00" means no upper bound
-	ch       chan kvstore.WatchResponse
+	queue    *watchqueue.Queue[kvstore.WatchResponse]
 }
+
+var _ kvstore.WatchStream = (*memWatcher)(nil)
 
 func (w *memWatcher) matches(key string) bool {
 	switch w.end {
@@ -74,10 +80,25 @@ func (w *memWatcher) matches(key string) bool {
 	}
 }
 
+// Next returns the oldest queued response, waiting for one.
+func (w *memWatcher) Next(ctx context.Context) (kvstore.WatchResponse, bool) {
+	for {
+		resp, ok, closed := w.queue.Take()
+		if ok || closed {
+			return resp, ok
+		}
+		select {
+		case <-ctx.Done():
+			return kvstore.WatchResponse{}, false
+		case <-w.queue.Ready():
+		}
+	}
+}
+
 // Watch replays the retained events from rev and then follows new ones.
-// The channel has room for the replay plus WatchBufferSize more events; a
+// The queue has room for the replay plus WatchBufferSize more events; a
 // watcher that lets it fill up is closed instead of blocking writers.
-func (s *kv) Watch(ctx context.Context, key, end string, rev int64, _ bool) (<-chan kvstore.WatchResponse, error) {
+func (s *kv) Watch(ctx context.Context, key, end string, rev int64, _ bool) (kvstore.WatchStream, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -90,9 +111,9 @@ func (s *kv) Watch(ctx context.Context, key, end string, rev int64, _ bool) (<-c
 	}
 	w := &memWatcher{key: key, end: end}
 	backlog := s.history.since(rev, w)
-	w.ch = make(chan kvstore.WatchResponse, len(backlog)+s.watchBuf)
+	w.queue = watchqueue.New[kvstore.WatchResponse](len(backlog) + s.watchBuf)
 	for _, ev := range backlog {
-		w.ch <- kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision}
+		w.queue.Put(kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision})
 	}
 	s.watchers[w] = struct{}{}
 	context.AfterFunc(ctx, func() {
@@ -100,7 +121,7 @@ func (s *kv) Watch(ctx context.Context, key, end string, rev int64, _ bool) (<-c
 		defer s.mu.Unlock()
 		s.removeWatcher(w)
 	})
-	return w.ch, nil
+	return w, nil
 }
 
 // notify fans ev out without blocking. Callers hold s.mu.
@@ -109,9 +130,7 @@ func (s *kv) notify(ev kvstore.Event) {
 		if !w.matches(ev.KV.Key) {
 			continue
 		}
-		select {
-		case w.ch <- kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision}:
-		default:
+		if !w.queue.Put(kvstore.WatchResponse{Events: []kvstore.Event{ev}, Revision: ev.KV.ModRevision}) {
 			// Too slow: end this watch; its client re-lists or resumes.
 			s.removeWatcher(w)
 		}
@@ -119,7 +138,7 @@ func (s *kv) notify(ev kvstore.Event) {
 }
 
 // RequestProgress tells every watcher that it has seen everything up to the
-// current revision. A watcher whose buffer is full skips the notification.
+// current revision. A watcher whose queue is full skips the notification.
 func (s *kv) RequestProgress(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -127,18 +146,15 @@ func (s *kv) RequestProgress(context.Context) error {
 		return errClosed()
 	}
 	for w := range s.watchers {
-		select {
-		case w.ch <- kvstore.WatchResponse{Progress: true, Revision: s.rev}:
-		default:
-		}
+		w.queue.Put(kvstore.WatchResponse{Progress: true, Revision: s.rev})
 	}
 	return nil
 }
 
-// removeWatcher unregisters w and closes its channel once. Callers hold s.mu.
+// removeWatcher unregisters w and closes it once. Callers hold s.mu.
 func (s *kv) removeWatcher(w *memWatcher) {
 	if _, ok := s.watchers[w]; ok {
 		delete(s.watchers, w)
-		close(w.ch)
+		w.queue.Close()
 	}
 }
