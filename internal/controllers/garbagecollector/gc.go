@@ -29,6 +29,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/lru"
+
+	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
 
 // absentOwnerCacheSize is how many owners confirmed absent are remembered,
@@ -168,26 +170,18 @@ func (gc *GarbageCollector) Run(ctx context.Context) {
 		}
 	})
 	wg.Go(func() { gc.syncLoop(ctx) })
-	for range gc.workers {
-		wg.Go(func() {
-			for gc.processAttemptToDelete(ctx) {
-			}
-		})
-		wg.Go(func() {
-			for gc.processAttemptToOrphan(ctx) {
-			}
-		})
-	}
+	wg.Go(func() {
+		worker.Elastic(gc.workers, gc.attemptToDelete.Get, func(n *node) { gc.processAttemptToDelete(ctx, n) })
+	})
+	wg.Go(func() {
+		worker.Elastic(gc.workers, gc.attemptToOrphan.Get, func(n *node) { gc.processAttemptToOrphan(ctx, n) })
+	})
 	<-ctx.Done()
 	gc.removeMonitors()
 }
 
-// processAttemptToDelete works one item of attemptToDelete.
-func (gc *GarbageCollector) processAttemptToDelete(ctx context.Context) bool {
-	n, quit := gc.attemptToDelete.Get()
-	if quit {
-		return false
-	}
+// processAttemptToDelete works one item taken from attemptToDelete.
+func (gc *GarbageCollector) processAttemptToDelete(ctx context.Context, n *node) {
 	gc.workerLock.RLock()
 	defer gc.workerLock.RUnlock()
 	defer gc.attemptToDelete.Done(n)
@@ -196,15 +190,10 @@ func (gc *GarbageCollector) processAttemptToDelete(ctx context.Context) bool {
 	} else {
 		gc.attemptToDelete.Forget(n)
 	}
-	return true
 }
 
-// processAttemptToOrphan works one item of attemptToOrphan.
-func (gc *GarbageCollector) processAttemptToOrphan(ctx context.Context) bool {
-	n, quit := gc.attemptToOrphan.Get()
-	if quit {
-		return false
-	}
+// processAttemptToOrphan works one item taken from attemptToOrphan.
+func (gc *GarbageCollector) processAttemptToOrphan(ctx context.Context, n *node) {
 	gc.workerLock.RLock()
 	defer gc.workerLock.RUnlock()
 	defer gc.attemptToOrphan.Done(n)
@@ -213,10 +202,9 @@ func (gc *GarbageCollector) processAttemptToOrphan(ctx context.Context) bool {
 			gc.logger.Info("orphaning dependents failed", "owner", gc.identityOf(n).String(), "err", err)
 		}
 		gc.attemptToOrphan.AddRateLimited(n)
-		return true
+		return
 	}
 	gc.attemptToOrphan.Forget(n)
-	return true
 }
 
 // Synced reports whether every followed resource's informer has listed.

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +21,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
 
 // workers is how many namespaces are emptied at once.
@@ -104,16 +105,14 @@ func (c *Controller) Run(ctx context.Context) {
 	if !cache.WaitForCacheSync(ctx.Done(), reg.HasSynced) {
 		return
 	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for c.next(ctx) {
-			}
-		})
-	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		worker.Elastic(workers, c.queue.Get, func(name string) { c.process(ctx, name) })
+	}()
 	<-ctx.Done()
 	c.queue.ShutDown()
-	wg.Wait()
+	<-done
 }
 
 func (c *Controller) observe(obj any) {
@@ -122,17 +121,13 @@ func (c *Controller) observe(obj any) {
 	}
 }
 
-// next processes one queued namespace; false when the queue is shut down.
-func (c *Controller) next(ctx context.Context) bool {
-	name, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
+// process works one namespace taken from the queue.
+func (c *Controller) process(ctx context.Context, name string) {
 	defer c.queue.Done(name)
 	err := c.sync(ctx, name)
 	if err == nil || ctx.Err() != nil {
 		c.backoff.Forget(name)
-		return true
+		return
 	}
 	delay := c.backoff.When(name)
 	var remaining *remainingError
@@ -145,5 +140,4 @@ func (c *Controller) next(ctx context.Context) bool {
 		c.logger.Info("namespace deletion failed", "namespace", name, "err", err, "retry", delay)
 	}
 	c.queue.AddAfter(name, delay)
-	return true
 }

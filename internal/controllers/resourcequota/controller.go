@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
+	"github.com/kapi-dev/kapi/internal/controllers/worker"
 	"github.com/kapi-dev/kapi/internal/quota"
 )
 
@@ -142,12 +143,7 @@ func (rc *Controller) Run(ctx context.Context, workers int) {
 	if !cache.WaitForCacheSync(ctx.Done(), rc.synced, rc.sources.HasSynced) {
 		return
 	}
-	for range workers {
-		go func() {
-			for rc.processNext(ctx) {
-			}
-		}()
-	}
+	go worker.Elastic(workers, rc.queue.Get, func(key string) { rc.process(ctx, key) })
 	ticker := rc.clock.NewTicker(rc.resync)
 	defer ticker.Stop()
 	for {
@@ -171,19 +167,15 @@ func (rc *Controller) enqueueAll() {
 	}
 }
 
-func (rc *Controller) processNext(ctx context.Context) bool {
-	key, quit := rc.queue.Get()
-	if quit {
-		return false
-	}
+// process works one key taken from the queue.
+func (rc *Controller) process(ctx context.Context, key string) {
 	defer rc.queue.Done(key)
 	if err := rc.syncKey(ctx, key); err != nil {
 		rc.logger.Debug("quota sync failed", "key", key, "err", err)
 		rc.queue.AddRateLimited(key)
-		return true
+		return
 	}
 	rc.queue.Forget(key)
-	return true
 }
 
 func (rc *Controller) syncKey(ctx context.Context, key string) error {

@@ -27,22 +27,46 @@ func NewTypedQueue[T comparable](name string) workqueue.TypedRateLimitingInterfa
 	)
 }
 
-// Run starts n workers calling sync for each key until ctx ends, then
+// Run processes keys with up to n workers at once until ctx ends, then
 // shuts the queue down and waits for them.
 func Run[T comparable](ctx context.Context, q workqueue.TypedRateLimitingInterface[T], n int, logger *slog.Logger, syncFn func(context.Context, T) error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	var wg sync.WaitGroup
-	for range n {
-		wg.Go(func() {
-			for processNext(ctx, q, logger, syncFn) {
-			}
-		})
-	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Elastic(n, q.Get, func(key T) { process(ctx, q, logger, syncFn, key) })
+	}()
 	<-ctx.Done()
 	q.ShutDown()
-	wg.Wait()
+	<-done
+}
+
+// Elastic is n workers, each looping "take an item with get, work it",
+// until get reports quit; it returns when the last work is done.
+//
+// A worker is a goroutine started for the item it takes and gone when it
+// is done: an idle controller holds one goroutine waiting on its queue
+// rather than n (a server runs some 30 controllers, most of them idle).
+// At most n items are out of the queue at a time, as with n long-lived
+// workers: a slot is taken before the next get, so an item never waits
+// outside the queue for a worker.
+func Elastic[T any](n int, get func() (T, bool), work func(T)) {
+	slots := make(chan struct{}, max(n, 1))
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		slots <- struct{}{}
+		item, quit := get()
+		if quit {
+			return
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			work(item)
+		})
+	}
 }
 
 // RunSynced waits for the informer caches, then is Run; if ctx ends
@@ -55,19 +79,16 @@ func RunSynced[T comparable](ctx context.Context, q workqueue.TypedRateLimitingI
 	Run(ctx, q, n, logger, syncFn)
 }
 
-func processNext[T comparable](ctx context.Context, q workqueue.TypedRateLimitingInterface[T], logger *slog.Logger, syncFn func(context.Context, T) error) bool {
-	key, quit := q.Get()
-	if quit {
-		return false
-	}
+// process syncs one key taken from q: forgotten when it succeeds, added
+// back with the queue's backoff when it fails.
+func process[T comparable](ctx context.Context, q workqueue.TypedRateLimitingInterface[T], logger *slog.Logger, syncFn func(context.Context, T) error, key T) {
 	defer q.Done(key)
 	if err := syncFn(ctx, key); err != nil {
 		if ctx.Err() == nil {
 			logger.Info("sync failed, retrying", "key", key, "err", err)
 		}
 		q.AddRateLimited(key)
-		return true
+		return
 	}
 	q.Forget(key)
-	return true
 }

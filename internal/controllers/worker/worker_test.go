@@ -56,3 +56,50 @@ func TestRunSyncedStopsBeforeSync(t *testing.T) {
 		t.Error("queue not shut down")
 	}
 }
+
+// TestRunBoundsWorkers: with n workers busy, no further key leaves the
+// queue, and every key is synced once the workers are free.
+func TestRunBoundsWorkers(t *testing.T) {
+	const n, keys = 3, 10
+	q := NewQueue("test")
+	for i := range keys {
+		q.Add(string(rune('a' + i)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan string, keys)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	busy, maxBusy, synced := 0, 0, 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Run(ctx, q, n, nil, func(_ context.Context, key string) error {
+			mu.Lock()
+			busy++
+			maxBusy = max(maxBusy, busy)
+			mu.Unlock()
+			started <- key
+			<-release
+			mu.Lock()
+			busy--
+			synced++
+			if synced == keys {
+				cancel()
+			}
+			mu.Unlock()
+			return nil
+		})
+	}()
+	for range n {
+		<-started
+	}
+	// All n workers hold a key; the rest must still be queued.
+	if got := q.Len(); got != keys-n {
+		t.Errorf("queue holds %d keys with %d workers busy, want %d", got, n, keys-n)
+	}
+	close(release)
+	<-done
+	if synced != keys || maxBusy != n {
+		t.Errorf("synced %d keys with at most %d at once, want %d with at most %d", synced, maxBusy, keys, n)
+	}
+}
