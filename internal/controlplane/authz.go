@@ -35,12 +35,14 @@ type authorization struct {
 	rbac      *rbac.Authorizer
 	client    kubernetes.Interface
 	informers informers.SharedInformerFactory
-	// seed writes the RBAC bootstrap policy into fresh storage before the
-	// server serves; nil when it does not run.
-	seed *rbacSeed
+	// seed writes the bootstrap data (the RBAC policy, the APF
+	// configuration) into fresh storage before the server serves; nil
+	// when it does not run. It lives here because authorization depends
+	// on it.
+	seed *bootstrapSeed
 }
 
-// awaitSeed waits for the RBAC seed to end, if one runs.
+// awaitSeed waits for the bootstrap seed to end, if one runs.
 func (a *authorization) awaitSeed() {
 	if a.seed != nil {
 		<-a.seed.done
