@@ -205,7 +205,9 @@ func (w *seedWriter) create(ctx context.Context, obj runtime.Object) error {
 	}
 	obj = obj.DeepCopyObject()
 	w.scheme.Default(obj)
-	obj = k.fm.UpdateNoErrors(k.creater.New(), obj, k.manager)
+	obj = withManagedFields(gvks[0], k.manager, obj, func(o runtime.Object) runtime.Object {
+		return k.fm.UpdateNoErrors(k.creater.New(), o, k.manager)
+	})
 	accessor, err := meta.Accessor(obj)
 	if err != nil {
 		return err
