@@ -20,19 +20,19 @@ var flowControlSeed = seedSet{
 	objects: flowControlObjects,
 }
 
-func flowControlObjects() []runtime.Object {
-	var out []runtime.Object
+func flowControlObjects(*runtime.Scheme) ([]seedObject, error) {
+	var out []seedObject
 	for _, pl := range bootstrap.SuggestedPriorityLevels() {
-		out = append(out, pl)
+		out = append(out, seedObject{obj: pl})
 	}
 	for _, fs := range bootstrap.SuggestedFlowSchemas() {
-		out = append(out, fs)
+		out = append(out, seedObject{obj: fs})
 	}
 	for _, pl := range bootstrap.MandatoryPriorityLevels() {
-		out = append(out, pl)
+		out = append(out, seedObject{obj: pl})
 	}
 	for _, fs := range bootstrap.MandatoryFlowSchemas() {
-		out = append(out, fs)
+		out = append(out, seedObject{obj: fs})
 	}
-	return out
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 
@@ -9,10 +10,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/internal/auth/authorizer/rbac/bootstrappolicy"
+	"github.com/kapi-dev/kapi/internal/controllers/clusterroleaggregation"
 )
 
 // rbacSeed is the RBAC bootstrap policy rbac/bootstrap-roles would
-// create (see seed.go).
+// create (see seed.go), with the aggregated roles as
+// start-cluster-role-aggregation-controller's pass before ready leaves
+// them.
 var rbacSeed = seedSet{
 	resources: []schema.GroupResource{
 		{Group: rbacv1.GroupName, Resource: "clusterroles"},
@@ -20,7 +24,43 @@ var rbacSeed = seedSet{
 		{Group: rbacv1.GroupName, Resource: "roles"},
 		{Group: rbacv1.GroupName, Resource: "rolebindings"},
 	},
-	objects: bootstrapObjects,
+	objects: rbacSeedObjects,
+}
+
+// rbacSeedObjects gives each aggregated role the aggregation
+// controller's apply of the rules it gathers from the defaulted policy,
+// as the controller's pass computes them from the stored one.
+func rbacSeedObjects(scheme *runtime.Scheme) ([]seedObject, error) {
+	objs := bootstrapObjects()
+	roles := map[string]*rbacv1.ClusterRole{}
+	for _, o := range objs {
+		if r, ok := o.(*rbacv1.ClusterRole); ok {
+			r = r.DeepCopy()
+			scheme.Default(r)
+			roles[r.Name] = r
+		}
+	}
+	changed, err := clusterroleaggregation.AggregateAll(roles)
+	if err != nil {
+		return nil, err
+	}
+	applies := map[string][]byte{}
+	for _, name := range changed {
+		body, err := json.Marshal(clusterroleaggregation.ApplyConfiguration(name, roles[name].Rules))
+		if err != nil {
+			return nil, err
+		}
+		applies[name] = body
+	}
+	out := make([]seedObject, 0, len(objs))
+	for _, o := range objs {
+		so := seedObject{obj: o}
+		if r, ok := o.(*rbacv1.ClusterRole); ok && applies[r.Name] != nil {
+			so.apply, so.applyManager = applies[r.Name], clusterroleaggregation.FieldManager
+		}
+		out = append(out, so)
+	}
+	return out, nil
 }
 
 // bootstrapObjects is the policy in the order the hook reconciles it.

@@ -11,9 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/internal/auth/user"
@@ -53,7 +55,16 @@ type bootstrapSeed struct {
 // creates them.
 type seedSet struct {
 	resources []schema.GroupResource
-	objects   func() []runtime.Object
+	objects   func(*runtime.Scheme) ([]seedObject, error)
+}
+
+// seedObject is one object as its hook creates it and, when a
+// controller's server-side apply changes it before the server is ready,
+// that apply (its body and field manager; applied with force).
+type seedObject struct {
+	obj          runtime.Object
+	apply        []byte
+	applyManager string
 }
 
 // admissionResources must be empty for any seed: their objects could
@@ -96,9 +107,17 @@ func seed(ctx context.Context, cs *coreStorage, scheme *runtime.Scheme, tc manag
 	if err != nil {
 		return false, err
 	}
+	var objs []seedObject
+	for _, set := range sets {
+		o, err := set.objects(scheme)
+		if err != nil {
+			return false, err
+		}
+		objs = append(objs, o...)
+	}
 	// In parallel: on etcd each create waits for a commit, and concurrent
 	// ones share it.
-	next := make(chan runtime.Object)
+	next := make(chan seedObject)
 	errs := make([]error, seedWorkers)
 	var wg sync.WaitGroup
 	for i := range seedWorkers {
@@ -110,10 +129,8 @@ func seed(ctx context.Context, cs *coreStorage, scheme *runtime.Scheme, tc manag
 			}
 		})
 	}
-	for _, set := range sets {
-		for _, o := range set.objects() {
-			next <- o
-		}
+	for _, o := range objs {
+		next <- o
 	}
 	close(next)
 	wg.Wait()
@@ -194,7 +211,8 @@ func newSeedWriter(cs *coreStorage, scheme *runtime.Scheme, tc managedfields.Typ
 	return w, nil
 }
 
-func (w *seedWriter) create(ctx context.Context, obj runtime.Object) error {
+func (w *seedWriter) create(ctx context.Context, so seedObject) error {
+	obj := so.obj
 	gvks, _, err := w.scheme.ObjectKinds(obj)
 	if err != nil {
 		return err
@@ -208,6 +226,16 @@ func (w *seedWriter) create(ctx context.Context, obj runtime.Object) error {
 	obj = withManagedFields(gvks[0], k.manager, obj, func(o runtime.Object) runtime.Object {
 		return k.fm.UpdateNoErrors(k.creater.New(), o, k.manager)
 	})
+	if so.apply != nil {
+		// As the apply handler decodes the body and merges it.
+		applied := &unstructured.Unstructured{Object: map[string]any{}}
+		if err := utilyaml.Unmarshal(so.apply, &applied.Object); err != nil {
+			return err
+		}
+		if obj, err = k.fm.Apply(obj, applied, so.applyManager, true); err != nil {
+			return err
+		}
+	}
 	accessor, err := meta.Accessor(obj)
 	if err != nil {
 		return err
