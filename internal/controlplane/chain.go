@@ -103,6 +103,16 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	oapi := newOpenAPIService(scheme)
 	typeConverter := newLazyTypeConverter(oapi.TypeConverter, logger)
 	typeConverter.warm()
+	if deps.authz != nil && sc.AuditBackend == nil && deps.ctx != nil {
+		var sets []seedSet
+		if deps.authz.rbac != nil {
+			sets = append(sets, rbacSeed)
+		}
+		sets = append(sets, flowControlSeed)
+		// Overlaps the rest of the build (it needs only the storage and
+		// the type converter); Run waits for it before serving.
+		deps.authz.seed = startBootstrapSeed(deps.ctx, storage, scheme, typeConverter, sets...)
+	}
 	in := &apiInstaller{
 		scheme:            scheme,
 		codecs:            responsewriters.NewCodecFactory(scheme),
@@ -124,15 +134,6 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 		return nil, nil, err
 	}
 
-	if deps.authz != nil && sc.AuditBackend == nil && deps.ctx != nil {
-		var sets []seedSet
-		if deps.authz.rbac != nil {
-			sets = append(sets, rbacSeed)
-		}
-		sets = append(sets, flowControlSeed)
-		// Overlaps the rest of the build; Run waits for it before serving.
-		deps.authz.seed = startBootstrapSeed(deps.ctx, storage, scheme, typeConverter, sets...)
-	}
 	if deps.authz != nil {
 		if err := deps.authz.addHooks(s, logger); err != nil {
 			return nil, nil, err
