@@ -223,18 +223,20 @@ func (w *seedWriter) create(ctx context.Context, so seedObject) error {
 	}
 	obj = obj.DeepCopyObject()
 	w.scheme.Default(obj)
-	obj = withManagedFields(gvks[0], k.manager, obj, func(o runtime.Object) runtime.Object {
-		return k.fm.UpdateNoErrors(k.creater.New(), o, k.manager)
-	})
-	if so.apply != nil {
+	obj, err = withManagedFields(gvks[0], k.manager, so, obj, func(o runtime.Object) (runtime.Object, error) {
+		o = k.fm.UpdateNoErrors(k.creater.New(), o, k.manager)
+		if so.apply == nil {
+			return o, nil
+		}
 		// As the apply handler decodes the body and merges it.
 		applied := &unstructured.Unstructured{Object: map[string]any{}}
 		if err := utilyaml.Unmarshal(so.apply, &applied.Object); err != nil {
-			return err
+			return nil, err
 		}
-		if obj, err = k.fm.Apply(obj, applied, so.applyManager, true); err != nil {
-			return err
-		}
+		return k.fm.Apply(o, applied, so.applyManager, true)
+	})
+	if err != nil {
+		return err
 	}
 	accessor, err := meta.Accessor(obj)
 	if err != nil {

@@ -25,6 +25,8 @@ type seedFieldsKey struct {
 	gvk             schema.GroupVersionKind
 	namespace, name string
 	manager         string
+	// applyManager and apply are the seedObject's.
+	applyManager, apply string
 }
 
 type seedFieldsEntry struct {
@@ -32,27 +34,32 @@ type seedFieldsEntry struct {
 }
 
 // withManagedFields returns obj (defaulted, not shared) with the managed
-// fields of manager's create, computed by compute or remembered.
-func withManagedFields(gvk schema.GroupVersionKind, manager string, obj runtime.Object, compute func(runtime.Object) runtime.Object) runtime.Object {
+// fields of its create by manager and of so's apply, if any: computed by
+// compute, or remembered.
+func withManagedFields(gvk schema.GroupVersionKind, manager string, so seedObject, obj runtime.Object, compute func(runtime.Object) (runtime.Object, error)) (runtime.Object, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return compute(obj)
 	}
-	key := seedFieldsKey{gvk: gvk, namespace: m.GetNamespace(), name: m.GetName(), manager: manager}
+	key := seedFieldsKey{gvk: gvk, namespace: m.GetNamespace(), name: m.GetName(), manager: manager,
+		applyManager: so.applyManager, apply: string(so.apply)}
 	if v, ok := seededFields.Load(key); ok {
 		e := v.(*seedFieldsEntry)
 		if equality.Semantic.DeepEqual(e.in, obj) {
-			return stampManagedFields(e.out.DeepCopyObject())
+			return stampManagedFields(e.out.DeepCopyObject()), nil
 		}
 	}
 	in := obj.DeepCopyObject()
-	out := compute(obj)
+	out, err := compute(obj)
+	if err != nil {
+		return nil, err
+	}
 	seededFields.Store(key, &seedFieldsEntry{in: in, out: out.DeepCopyObject()})
-	return out
+	return out, nil
 }
 
-// stampManagedFields sets the time of obj's managed-fields entries (a
-// create has one) to now.
+// stampManagedFields sets the time of obj's managed-fields entries (the
+// create's and the apply's, made within the same start) to now.
 func stampManagedFields(obj runtime.Object) runtime.Object {
 	m, err := meta.Accessor(obj)
 	if err != nil {

@@ -15,19 +15,27 @@ import (
 func TestSeededFieldsRemembered(t *testing.T) {
 	gvk := rbacv1.SchemeGroupVersion.WithKind("ClusterRole")
 	calls := 0
-	compute := func(o runtime.Object) runtime.Object {
+	compute := func(o runtime.Object) (runtime.Object, error) {
 		calls++
 		r := o.(*rbacv1.ClusterRole)
 		r.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate,
 			Time: &metav1.Time{Time: time.Unix(1, 0)}, FieldsV1: &metav1.FieldsV1{Raw: []byte(r.Rules[0].Verbs[0])}}}
-		return r
+		return r, nil
 	}
 	role := func(verb string) *rbacv1.ClusterRole {
 		return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "test-seeded-fields-" + t.Name()},
 			Rules: []rbacv1.PolicyRule{{Verbs: []string{verb}}}}
 	}
-	first := withManagedFields(gvk, "m", role("get"), compute).(*rbacv1.ClusterRole)
-	second := withManagedFields(gvk, "m", role("get"), compute).(*rbacv1.ClusterRole)
+	seedAs := func(verb string) *rbacv1.ClusterRole {
+		t.Helper()
+		out, err := withManagedFields(gvk, "m", seedObject{}, role(verb), compute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*rbacv1.ClusterRole)
+	}
+	first := seedAs("get")
+	second := seedAs("get")
 	if calls != 1 {
 		t.Fatalf("computed %d times for equal objects, want 1", calls)
 	}
@@ -40,7 +48,7 @@ func TestSeededFieldsRemembered(t *testing.T) {
 	if &second.ManagedFields[0] == &first.ManagedFields[0] {
 		t.Error("remembered object shared, want a copy")
 	}
-	third := withManagedFields(gvk, "m", role("list"), compute).(*rbacv1.ClusterRole)
+	third := seedAs("list")
 	if calls != 2 || string(third.ManagedFields[0].FieldsV1.Raw) != "list" {
 		t.Errorf("changed object: computed %d times, fields %q; want 2, %q", calls, third.ManagedFields[0].FieldsV1.Raw, "list")
 	}
