@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,10 +28,25 @@ var rbacSeed = seedSet{
 	objects: rbacSeedObjects,
 }
 
-// rbacSeedObjects gives each aggregated role the aggregation
+// rbacSeedMemo holds the seed's objects for the process: the policy
+// and its aggregation are the binary's (kapi's schemes all default RBAC
+// alike), and aggregating the whole policy costs a few milliseconds of
+// CPU per server. The objects are shared: the seed writer copies them.
+var rbacSeedMemo struct {
+	once sync.Once
+	objs []seedObject
+	err  error
+}
+
+func rbacSeedObjects(scheme *runtime.Scheme) ([]seedObject, error) {
+	rbacSeedMemo.once.Do(func() { rbacSeedMemo.objs, rbacSeedMemo.err = computeRBACSeed(scheme) })
+	return rbacSeedMemo.objs, rbacSeedMemo.err
+}
+
+// computeRBACSeed gives each aggregated role the aggregation
 // controller's apply of the rules it gathers from the defaulted policy,
 // as the controller's pass computes them from the stored one.
-func rbacSeedObjects(scheme *runtime.Scheme) ([]seedObject, error) {
+func computeRBACSeed(scheme *runtime.Scheme) ([]seedObject, error) {
 	objs := bootstrapObjects()
 	roles := map[string]*rbacv1.ClusterRole{}
 	for _, o := range objs {
