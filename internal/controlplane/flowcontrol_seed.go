@@ -1,6 +1,8 @@
 package controlplane
 
 import (
+	"sync"
+
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,10 +19,12 @@ var flowControlSeed = seedSet{
 		{Group: flowcontrolv1.GroupName, Resource: "prioritylevelconfigurations"},
 		{Group: flowcontrolv1.GroupName, Resource: "flowschemas"},
 	},
-	objects: flowControlObjects,
+	objects: func(*runtime.Scheme) ([]seedObject, error) { return flowControlObjects() },
 }
 
-func flowControlObjects(*runtime.Scheme) ([]seedObject, error) {
+// flowControlObjects are built once per process, so the seed's memo of
+// managed fields recognizes them (seed_fields.go); the writer copies them.
+var flowControlObjects = sync.OnceValues(func() ([]seedObject, error) {
 	var out []seedObject
 	for _, pl := range bootstrap.SuggestedPriorityLevels() {
 		out = append(out, seedObject{obj: pl})
@@ -35,4 +39,4 @@ func flowControlObjects(*runtime.Scheme) ([]seedObject, error) {
 		out = append(out, seedObject{obj: fs})
 	}
 	return out, nil
-}
+})

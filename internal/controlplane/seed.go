@@ -221,9 +221,12 @@ func (w *seedWriter) create(ctx context.Context, so seedObject) error {
 	if !ok {
 		return fmt.Errorf("unexpected kind %s", gvks[0])
 	}
-	obj = obj.DeepCopyObject()
-	w.scheme.Default(obj)
-	obj, err = withManagedFields(gvks[0], k.manager, so, obj, func(o runtime.Object) (runtime.Object, error) {
+	prepare := func() runtime.Object {
+		o := obj.DeepCopyObject()
+		w.scheme.Default(o)
+		return o
+	}
+	obj, err = withManagedFields(gvks[0], k.manager, so, prepare, func(o runtime.Object) (runtime.Object, error) {
 		o = k.fm.UpdateNoErrors(k.creater.New(), o, k.manager)
 		if so.apply == nil {
 			return o, nil

@@ -30,31 +30,40 @@ type seedFieldsKey struct {
 }
 
 type seedFieldsEntry struct {
-	in, out runtime.Object
+	// src is the seedObject's object the entry was computed from; in is
+	// its defaulted form, out the result.
+	src, in, out runtime.Object
 }
 
-// withManagedFields returns obj (defaulted, not shared) with the managed
-// fields of its create by manager and of so's apply, if any: computed by
-// compute, or remembered.
-func withManagedFields(gvk schema.GroupVersionKind, manager string, so seedObject, obj runtime.Object, compute func(runtime.Object) (runtime.Object, error)) (runtime.Object, error) {
-	m, err := meta.Accessor(obj)
+// withManagedFields returns so's object, defaulted by prepare (a copy),
+// with the managed fields of its create by manager and of so's apply, if
+// any: computed by compute, or remembered. The seed's objects are built
+// once per process and never modified, so the same source object needs
+// neither defaulting nor comparing again.
+func withManagedFields(gvk schema.GroupVersionKind, manager string, so seedObject, prepare func() runtime.Object, compute func(runtime.Object) (runtime.Object, error)) (runtime.Object, error) {
+	m, err := meta.Accessor(so.obj)
 	if err != nil {
-		return compute(obj)
+		return compute(prepare())
 	}
 	key := seedFieldsKey{gvk: gvk, namespace: m.GetNamespace(), name: m.GetName(), manager: manager,
 		applyManager: so.applyManager, apply: string(so.apply)}
+	var e *seedFieldsEntry
 	if v, ok := seededFields.Load(key); ok {
-		e := v.(*seedFieldsEntry)
-		if equality.Semantic.DeepEqual(e.in, obj) {
-			return stampManagedFields(e.out.DeepCopyObject()), nil
-		}
+		e = v.(*seedFieldsEntry)
+	}
+	if e != nil && e.src == so.obj {
+		return stampManagedFields(e.out.DeepCopyObject()), nil
+	}
+	obj := prepare()
+	if e != nil && equality.Semantic.DeepEqual(e.in, obj) {
+		return stampManagedFields(e.out.DeepCopyObject()), nil
 	}
 	in := obj.DeepCopyObject()
 	out, err := compute(obj)
 	if err != nil {
 		return nil, err
 	}
-	seededFields.Store(key, &seedFieldsEntry{in: in, out: out.DeepCopyObject()})
+	seededFields.Store(key, &seedFieldsEntry{src: so.obj, in: in, out: out.DeepCopyObject()})
 	return out, nil
 }
 

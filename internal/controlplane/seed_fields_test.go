@@ -9,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// TestSeededFieldsRemembered: an object equal to one seeded before takes
-// the remembered managed fields, stamped now; a different one is
-// computed again.
+// TestSeededFieldsRemembered: the same source object, or one equal to
+// one seeded before, takes the remembered managed fields, stamped now; a
+// different one is computed again.
 func TestSeededFieldsRemembered(t *testing.T) {
 	gvk := rbacv1.SchemeGroupVersion.WithKind("ClusterRole")
 	calls := 0
@@ -26,16 +26,21 @@ func TestSeededFieldsRemembered(t *testing.T) {
 		return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "test-seeded-fields-" + t.Name()},
 			Rules: []rbacv1.PolicyRule{{Verbs: []string{verb}}}}
 	}
-	seedAs := func(verb string) *rbacv1.ClusterRole {
+	seedAs := func(src *rbacv1.ClusterRole) *rbacv1.ClusterRole {
 		t.Helper()
-		out, err := withManagedFields(gvk, "m", seedObject{}, role(verb), compute)
+		prepare := func() runtime.Object { return src.DeepCopy() }
+		out, err := withManagedFields(gvk, "m", seedObject{obj: src}, prepare, compute)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return out.(*rbacv1.ClusterRole)
 	}
-	first := seedAs("get")
-	second := seedAs("get")
+	get := role("get")
+	first := seedAs(get)
+	second := seedAs(role("get"))
+	if again := seedAs(get); string(again.ManagedFields[0].FieldsV1.Raw) != "get" {
+		t.Errorf("same source: fields %q, want %q", again.ManagedFields[0].FieldsV1.Raw, "get")
+	}
 	if calls != 1 {
 		t.Fatalf("computed %d times for equal objects, want 1", calls)
 	}
@@ -48,7 +53,7 @@ func TestSeededFieldsRemembered(t *testing.T) {
 	if &second.ManagedFields[0] == &first.ManagedFields[0] {
 		t.Error("remembered object shared, want a copy")
 	}
-	third := seedAs("list")
+	third := seedAs(role("list"))
 	if calls != 2 || string(third.ManagedFields[0].FieldsV1.Raw) != "list" {
 		t.Errorf("changed object: computed %d times, fields %q; want 2, %q", calls, third.ManagedFields[0].FieldsV1.Raw, "list")
 	}
