@@ -2,6 +2,8 @@ package controlplane
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/registry/flowcontrol/bootstrap"
 	"github.com/kapi-dev/kapi/internal/registry/flowcontrol/ensurer"
+	"github.com/kapi-dev/kapi/internal/storage/etcd3/embedded"
 )
 
 // TestSeededFlowControlLooksCreatedThroughTheAPI: the APF configuration
@@ -103,4 +106,46 @@ func updateEntry(t *testing.T, name string, m *metav1.ObjectMeta) metav1.Managed
 		t.Fatalf("%s: managed fields %+v, want one Update entry", name, m.ManagedFields)
 	}
 	return found[0]
+}
+
+// TestRestartedServerKeepsBootstrapChanges: on storage that already holds
+// the bootstrap data (a restart on the same etcd) nothing is seeded; the
+// hooks reconcile as upstream's, so a suggested level a user took over
+// keeps the user's spec, and the policy is still complete.
+func TestRestartedServerKeepsBootstrapChanges(t *testing.T) {
+	etcd, err := embedded.StartWithOptions(context.Background(), embedded.Options{Dir: t.TempDir(), UnsafeNoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = etcd.Close() })
+	onEtcd := func(c *Config) { c.StorageBackend, c.EtcdServers = "etcd3", etcd.Endpoints() }
+	client := func(s *benchServer) kubernetes.Interface {
+		cs, err := kubernetes.NewForConfig(s.restCfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	t.Run("fresh", func(t *testing.T) {
+		setShares(t, client(startServer(t, "etcd3", withoutControllers, onEtcd)), "workload-low", "false", 7)
+	})
+	t.Run("restarted", func(t *testing.T) {
+		logs := &lockedBuffer{}
+		s := startServer(t, "etcd3", withoutControllers, onEtcd, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
+		if strings.Contains(logs.String(), "reconciling it through the API") {
+			t.Errorf("the seed failed instead of leaving the work to the hooks:\n%s", logs)
+		}
+		cs, ctx := client(s), context.Background()
+		if n, err := shares(ctx, cs, "workload-low"); err != nil || n != 7 {
+			t.Errorf("workload-low shares %d (%v), want the user's 7", n, err)
+		}
+		fss, err := cs.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
+		if err != nil || len(fss.Items) != 11 {
+			t.Fatalf("flow schemas: %v, %d", err, len(fss.Items))
+		}
+		admin, err := cs.RbacV1().ClusterRoles().Get(ctx, "admin", metav1.GetOptions{})
+		if err != nil || len(admin.Rules) == 0 {
+			t.Errorf("admin after the restart: %v, %d rules", err, len(admin.Rules))
+		}
+	})
 }
