@@ -35,12 +35,14 @@ type authorization struct {
 	rbac      *rbac.Authorizer
 	client    kubernetes.Interface
 	informers informers.SharedInformerFactory
-	// seed writes the RBAC bootstrap policy into fresh storage before the
-	// server serves; nil when it does not run.
-	seed *rbacSeed
+	// seed writes the bootstrap data (the RBAC policy, the APF
+	// configuration) into fresh storage before the server serves; nil
+	// when it does not run. It lives here because authorization depends
+	// on it.
+	seed *bootstrapSeed
 }
 
-// awaitSeed waits for the RBAC seed to end, if one runs.
+// awaitSeed waits for the bootstrap seed to end, if one runs.
 func (a *authorization) awaitSeed() {
 	if a.seed != nil {
 		<-a.seed.done
@@ -56,29 +58,35 @@ func newAuthorization(c *Config, loopback *restclient.Config, m *apimetrics.Metr
 	if err := modes.Validate(a.modes, sec.AuthorizationPolicyFile, sec.AuthorizationWebhookConfigFile); err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(loopback)
+	// Protobuf, as the other loopback clients: the informers' first lists
+	// of the whole RBAC policy are on the ready path, and JSON costs
+	// several times the CPU to encode and decode. The user agent stays the
+	// default one, whose manager the bootstrap policy's fields record.
+	cfg := restclient.CopyConfig(loopback)
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
 	a.client = cs
 	a.informers = informers.NewSharedInformerFactory(cs, 0)
-	cfg := modes.Config{Modes: a.modes, Instrument: m.AuthorizerDecisions}
+	mc := modes.Config{Modes: a.modes, Instrument: m.AuthorizerDecisions}
 	if slices.Contains(a.modes, modes.ModeRBAC) {
 		if a.rbac, err = rbac.NewFromInformers(a.informers.Rbac().V1()); err != nil {
 			return nil, err
 		}
-		cfg.RBAC = a.rbac
+		mc.RBAC = a.rbac
 	}
 	if slices.Contains(a.modes, modes.ModeNode) {
 		core := a.informers.Core().V1()
-		cfg.Node = node.New(core.Pods(), core.PersistentVolumes(), bootstrappolicy.NodeRules())
+		mc.Node = node.New(core.Pods(), core.PersistentVolumes(), bootstrappolicy.NodeRules())
 	}
 	if slices.Contains(a.modes, modes.ModeABAC) {
 		ab, err := abac.NewFromFile(sec.AuthorizationPolicyFile)
 		if err != nil {
 			return nil, fmt.Errorf("--authorization-policy-file: %w", err)
 		}
-		cfg.ABAC = ab
+		mc.ABAC = ab
 	}
 	if slices.Contains(a.modes, modes.ModeWebhook) {
 		authorized, unauthorized := sec.AuthorizationWebhookCacheAuthorizedTTL, sec.AuthorizationWebhookCacheUnauthTTL
@@ -89,9 +97,9 @@ func newAuthorization(c *Config, loopback *restclient.Config, m *apimetrics.Metr
 		if err != nil {
 			return nil, fmt.Errorf("--authorization-webhook-config-file: %w", err)
 		}
-		cfg.Webhook = wh
+		mc.Webhook = wh
 	}
-	a.authorizer, a.rules, err = modes.New(cfg)
+	a.authorizer, a.rules, err = modes.New(mc)
 	if err != nil {
 		return nil, err
 	}

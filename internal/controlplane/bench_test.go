@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -91,7 +92,8 @@ func startServer(tb testing.TB, backend string, opts ...func(*Config)) *benchSer
 	restCfg.QPS, restCfg.Burst = -1, -1
 	s := &benchServer{tb: tb, restCfg: restCfg}
 	cs := kubernetes.New(s.restClient("application/vnd.kubernetes.protobuf"))
-	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{}); err != nil {
+	// A server restarted on the same storage finds it.
+	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		tb.Fatal(err)
 	}
 	return s

@@ -29,7 +29,7 @@ type chainDeps struct {
 	authz    *authorization
 	// rootCA verifies kapi's serving certificate; controllers publish it.
 	rootCA []byte
-	// ctx ends with Run: work started while building (the RBAC seed) stops.
+	// ctx ends with Run: work started while building (the bootstrap seed) stops.
 	ctx context.Context
 	// clientCA is the PEM bundle client certificates are verified with
 	// (kapi's CA and --client-ca-file), published for delegated
@@ -103,6 +103,16 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	oapi := newOpenAPIService(scheme)
 	typeConverter := newLazyTypeConverter(oapi.TypeConverter, logger)
 	typeConverter.warm()
+	if deps.authz != nil && sc.AuditBackend == nil && deps.ctx != nil {
+		var sets []seedSet
+		if deps.authz.rbac != nil {
+			sets = append(sets, rbacSeed)
+		}
+		sets = append(sets, flowControlSeed)
+		// Overlaps the rest of the build (it needs only the storage and
+		// the type converter); Run waits for it before serving.
+		deps.authz.seed = startBootstrapSeed(deps.ctx, storage, scheme, typeConverter, sets...)
+	}
 	in := &apiInstaller{
 		scheme:            scheme,
 		codecs:            responsewriters.NewCodecFactory(scheme),
@@ -124,10 +134,6 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 		return nil, nil, err
 	}
 
-	if deps.authz != nil && deps.authz.rbac != nil && sc.AuditBackend == nil && deps.ctx != nil {
-		// Overlaps the rest of the build; Run waits for it before serving.
-		deps.authz.seed = startRBACSeed(deps.ctx, storage, scheme, typeConverter)
-	}
 	if deps.authz != nil {
 		if err := deps.authz.addHooks(s, logger); err != nil {
 			return nil, nil, err

@@ -2,11 +2,15 @@ package controlplane
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kapi-dev/kapi/internal/auth/authorizer/rbac/bootstrappolicy"
@@ -18,7 +22,11 @@ import (
 // (manager from the default user agent, operation Update). A copy of a
 // bootstrap object created through the API is the reference.
 func TestSeededRBACLooksCreatedThroughTheAPI(t *testing.T) {
-	s := startServer(t, "memory")
+	logs := &lockedBuffer{}
+	s := startServer(t, "memory", func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
+	if strings.Contains(logs.String(), "reconciling it through the API") {
+		t.Fatalf("the policy was not seeded:\n%s", logs)
+	}
 	cs, err := kubernetes.NewForConfig(s.restCfg) // the default user agent, as the loopback client
 	if err != nil {
 		t.Fatal(err)
@@ -53,11 +61,44 @@ func TestSeededRBACLooksCreatedThroughTheAPI(t *testing.T) {
 				t.Errorf("%s rules (-api +seeded):\n%s", want.Name, d)
 			}
 		}
-		// The aggregated role also has the aggregation controller's apply.
 		if d := cmp.Diff(managedEntry(t, created, "Update"), managedEntry(t, seeded, "Update")); d != "" {
 			t.Errorf("%s managed fields (-api +seeded):\n%s", want.Name, d)
 		}
+		if want.AggregationRule != nil {
+			// The aggregation controller's apply, seeded too.
+			aggregated := awaitAggregated(t, cs, ref.Name)
+			if d := cmp.Diff(aggregated.Rules, seeded.Rules); d != "" {
+				t.Errorf("%s aggregated rules (-api +seeded):\n%s", want.Name, d)
+			}
+			if d := cmp.Diff(managedEntry(t, aggregated, "Apply"), managedEntry(t, seeded, "Apply")); d != "" {
+				t.Errorf("%s aggregation's managed fields (-api +seeded):\n%s", want.Name, d)
+			}
+		}
 	}
+}
+
+// awaitAggregated waits for the aggregation controller's apply to the
+// named role.
+func awaitAggregated(t *testing.T, cs kubernetes.Interface, name string) *rbacv1.ClusterRole {
+	t.Helper()
+	var role *rbacv1.ClusterRole
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		r, err := cs.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		role = r
+		for _, e := range r.ManagedFields {
+			if e.Operation == metav1.ManagedFieldsOperationApply {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("%s was not aggregated: %v", name, err)
+	}
+	return role
 }
 
 // managedEntry is obj's one entry of operation op, without its time.

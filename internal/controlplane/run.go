@@ -134,7 +134,7 @@ func Run(ctx context.Context, c *Config) error {
 		return err
 	}
 	sc.Authorization = authz.authorizer
-	// The RBAC seed writes into storage: it ends before storage closes.
+	// The bootstrap seed writes into storage: it ends before storage closes.
 	defer authz.awaitSeed()
 	// The audit backends outlive the server: events of draining requests
 	// are flushed after Run returns.
@@ -188,7 +188,7 @@ func Run(ctx context.Context, c *Config) error {
 	}
 	fmt.Fprintf(out, "Admin kubeconfig: %s\n", kubeconfigPath)
 
-	// Nothing may watch while the RBAC policy is seeded (see rbac_seed.go).
+	// Nothing may watch while the bootstrap data is seeded (see seed.go).
 	authz.awaitSeed()
 	prepared := top.PrepareRun()
 	runErr := make(chan error, 1)

@@ -24,8 +24,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 )
 
-// fieldManager owns the aggregated rules, as upstream's controller does.
-const fieldManager = "clusterrole-aggregation-controller"
+// FieldManager owns the aggregated rules, as upstream's controller does.
+const FieldManager = "clusterrole-aggregation-controller"
 
 // Controller writes the rules of aggregated cluster roles.
 type Controller struct {
@@ -152,6 +152,13 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 }
 
 func (c *Controller) apply(ctx context.Context, name string, rules []rbacv1.PolicyRule) error {
+	_, err := c.cs.RbacV1().ClusterRoles().Apply(ctx, ApplyConfiguration(name, rules), metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	return err
+}
+
+// ApplyConfiguration is what the controller applies, with force, to give
+// the named role rules.
+func ApplyConfiguration(name string, rules []rbacv1.PolicyRule) *rbacv1ac.ClusterRoleApplyConfiguration {
 	cfg := rbacv1ac.ClusterRole(name)
 	for _, r := range rules {
 		cfg.WithRules(rbacv1ac.PolicyRule().
@@ -161,8 +168,7 @@ func (c *Controller) apply(ctx context.Context, name string, rules []rbacv1.Poli
 			WithResourceNames(r.ResourceNames...).
 			WithNonResourceURLs(r.NonResourceURLs...))
 	}
-	_, err := c.cs.RbacV1().ClusterRoles().Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
-	return err
+	return cfg
 }
 
 func (c *Controller) update(ctx context.Context, role *rbacv1.ClusterRole, rules []rbacv1.PolicyRule) error {

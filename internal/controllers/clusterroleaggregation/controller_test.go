@@ -134,8 +134,8 @@ func TestController(t *testing.T) {
 	for _, m := range agg.ManagedFields {
 		managers = append(managers, m.Manager+"/"+string(m.Operation))
 	}
-	if !slices.Contains(managers, fieldManager+"/Apply") {
-		t.Errorf("managers %v, want %s applying", managers, fieldManager)
+	if !slices.Contains(managers, FieldManager+"/Apply") {
+		t.Errorf("managers %v, want %s applying", managers, FieldManager)
 	}
 
 	labelled.Rules = append(labelled.Rules, rule("list", "pods"))

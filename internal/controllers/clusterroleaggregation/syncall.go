@@ -37,7 +37,7 @@ func (c *Controller) SyncAll(ctx context.Context) error {
 	for i := range list.Items {
 		roles[list.Items[i].Name] = &list.Items[i]
 	}
-	changed, err := aggregateAll(roles)
+	changed, err := AggregateAll(roles)
 	if err != nil {
 		return err
 	}
@@ -62,10 +62,12 @@ func (c *Controller) SyncAll(ctx context.Context) error {
 	return c.awaitCache(ctx, roles, changed)
 }
 
-// aggregateAll sets the rules of every aggregated role in roles to what
+// AggregateAll sets the rules of every aggregated role in roles to what
 // its selectors gather, pass after pass until no role changes (rules only
 // grow, so this ends), and returns the names of the roles that changed.
-func aggregateAll(roles map[string]*rbacv1.ClusterRole) ([]string, error) {
+// A server seeding its bootstrap policy uses it to write the roles as
+// SyncAll would leave them.
+func AggregateAll(roles map[string]*rbacv1.ClusterRole) ([]string, error) {
 	list := func(sel labels.Selector) ([]*rbacv1.ClusterRole, error) {
 		var out []*rbacv1.ClusterRole
 		for _, r := range roles {

@@ -43,6 +43,12 @@ func NewFieldManager(tc managedfields.TypeConverter, scheme *runtime.Scheme, kin
 // resetFieldsFilter excludes the reset fields in every version of the kind
 // a manager may write through (entries record the version written).
 func resetFieldsFilter(scheme *runtime.Scheme, kind schema.GroupVersionKind, hub schema.GroupVersion, names map[string]struct{}) (map[fieldpath.APIVersion]fieldpath.Filter, error) {
+	if len(names) == 0 {
+		// Most resources reset nothing; asking the scheme for the kind's
+		// versions walks every known type, for each of ~200 field
+		// managers a server builds at start.
+		return nil, nil
+	}
 	versions := append(scheme.VersionsForGroupKind(kind.GroupKind()), kind.GroupVersion(), hub)
 	return ResetFieldsFilter(versions, names)
 }
