@@ -146,16 +146,16 @@ func New(cfg Config) (*Cacher, error) {
 		metrics:     cfg.Metrics,
 		state:       newState(cfg.HistorySize),
 		dispatcher:  newDispatcher(cfg.BookmarkInterval, logger, cfg.Metrics),
-		progress:    newProgressRequester(cfg.Storage, cfg.ProgressInterval, logger),
 		synced:      make(chan struct{}),
 		ctx:         ctx,
 		cancel:      cancel,
 	}
+	c.progress = newProgressRequester(cfg.Storage, cfg.ProgressInterval, logger, c.goTracked)
 	c.metrics.Capacity(cfg.HistorySize)
-	c.wg.Add(3)
+	c.wg.Add(2)
 	go func() { defer c.wg.Done(); c.runReflector(ctx) }()
 	go func() { defer c.wg.Done(); c.dispatcher.run(ctx) }()
-	go func() { defer c.wg.Done(); c.progress.run(ctx) }()
+	c.progress.start(ctx)
 	return c, nil
 }
 

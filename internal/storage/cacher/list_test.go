@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -96,23 +97,37 @@ func TestListRoutes(t *testing.T) {
 
 // TestConsistentListWaitsForProgress moves the revision with a write to
 // another resource: only a progress notification can bring the cache there.
+// A cache without idle requests (a Backend's) asks only while the list
+// waits.
 func TestConsistentListWaitsForProgress(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, Config{})
-		f.create("ns", "a")
-		want := f.bumpRevision()
-		lists := f.spy.lists.Load()
-		list := f.list("/configmaps", storage.ListOptions{Recursive: true})
-		if got := listRV(t, list); got < want {
-			t.Errorf("consistent list at resourceVersion %d, want >= %d", got, want)
-		}
-		if f.spy.progress.Load() == 0 {
-			t.Error("the cache never asked storage for progress")
-		}
-		if f.spy.lists.Load() != lists {
-			t.Error("the consistent list went to storage, want it served from the cache")
-		}
-	})
+	for name, idle := range map[string]time.Duration{"idle requests": 0, "requests only while waiting": -1} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, Config{ProgressInterval: idle})
+				f.create("ns", "a")
+				want := f.bumpRevision()
+				lists := f.spy.lists.Load()
+				list := f.list("/configmaps", storage.ListOptions{Recursive: true})
+				if got := listRV(t, list); got < want {
+					t.Errorf("consistent list at resourceVersion %d, want >= %d", got, want)
+				}
+				if f.spy.progress.Load() == 0 {
+					t.Error("the cache never asked storage for progress")
+				}
+				if f.spy.lists.Load() != lists {
+					t.Error("the consistent list went to storage, want it served from the cache")
+				}
+				if idle < 0 {
+					asked := f.spy.progress.Load()
+					time.Sleep(time.Minute)
+					synctest.Wait()
+					if got := f.spy.progress.Load(); got != asked {
+						t.Errorf("the cache asked for progress %d more times with nothing waiting", got-asked)
+					}
+				}
+			})
+		})
+	}
 }
 
 // TestConsistentListFallsBackToStorage: a cache that cannot catch up in

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/kapi-dev/kapi/internal/storage"
@@ -48,8 +48,8 @@ func (c *Cacher) waitForRV(ctx context.Context, rv uint64) (uint64, error) {
 	}
 	started := time.Now()
 	defer func() { c.metrics.ReadWait(time.Since(started)) }()
-	c.progress.waiting(1)
-	defer c.progress.waiting(-1)
+	c.progress.waiting(c.ctx, 1)
+	defer c.progress.waiting(c.ctx, -1)
 	timer := time.NewTimer(waitTimeout)
 	defer timer.Stop()
 	for {
@@ -122,54 +122,113 @@ func (c *Cacher) waitReady(ctx context.Context) bool {
 
 // progressRequester asks the underlying storage for progress
 // notifications: every progressRequestInterval while requests wait for the
-// cache, and every idle interval otherwise (when enabled).
+// cache, and every idle interval otherwise (when enabled). Without an idle
+// interval (a Backend asks for all its caches) it has a goroutine only
+// while requests wait: a server has some 60 caches, nearly always caught up.
 type progressRequester struct {
 	storage storage.Interface
 	idle    time.Duration // <= 0: only while requests wait
 	logger  *slog.Logger
-	waiters atomic.Int64
-	wake    chan struct{} // signalled when the first waiter arrives
+	wake    chan struct{} // with idle > 0: signalled when the first waiter arrives
+	// spawn runs a goroutine the cache's Stop waits for; false once the
+	// cache is stopped.
+	spawn func(func()) bool
+
+	mu      sync.Mutex
+	waiters int
+	asking  bool // the goroutine of askWhileWaiting runs
 }
 
-func newProgressRequester(s storage.Interface, idle time.Duration, logger *slog.Logger) *progressRequester {
-	return &progressRequester{storage: s, idle: idle, logger: logger, wake: make(chan struct{}, 1)}
+func newProgressRequester(s storage.Interface, idle time.Duration, logger *slog.Logger, spawn func(func()) bool) *progressRequester {
+	return &progressRequester{storage: s, idle: idle, logger: logger, wake: make(chan struct{}, 1), spawn: spawn}
 }
 
-func (p *progressRequester) waiting(delta int64) {
-	if p.waiters.Add(delta) == 1 && delta > 0 {
+// start begins the idle requests, if there are any to make.
+func (p *progressRequester) start(ctx context.Context) {
+	if p.idle > 0 {
+		p.spawn(func() { p.run(ctx) })
+	}
+}
+
+func (p *progressRequester) waiting(ctx context.Context, delta int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.waiters += delta
+	if delta < 0 || p.waiters != 1 {
+		return
+	}
+	if p.idle > 0 {
 		select {
 		case p.wake <- struct{}{}:
 		default:
 		}
+		return
+	}
+	if !p.asking {
+		p.asking = p.spawn(func() { p.askWhileWaiting(ctx) })
 	}
 }
 
-func (p *progressRequester) run(ctx context.Context) {
-	var idle <-chan time.Time
-	if p.idle > 0 {
-		t := time.NewTicker(p.idle)
-		defer t.Stop()
-		idle = t.C
-	}
+func (p *progressRequester) hasWaiters() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waiters > 0
+}
+
+// askWhileWaiting asks at once, then every progressRequestInterval until
+// no request waits or ctx ends.
+func (p *progressRequester) askWhileWaiting(ctx context.Context) {
+	t := time.NewTimer(0)
+	defer t.Stop()
 	for {
-		if p.waiters.Load() == 0 {
+		select {
+		case <-ctx.Done():
+			p.mu.Lock()
+			p.asking = false
+			p.mu.Unlock()
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		if p.waiters == 0 {
+			p.asking = false
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		p.ask(ctx)
+		t.Reset(progressRequestInterval)
+	}
+}
+
+// run asks every idle interval, and as askWhileWaiting does while
+// requests wait.
+func (p *progressRequester) run(ctx context.Context) {
+	t := time.NewTicker(p.idle)
+	defer t.Stop()
+	for {
+		if !p.hasWaiters() {
 			select {
 			case <-ctx.Done():
 				return
 			case <-p.wake:
-			case <-idle:
-			}
-		} else {
-			t := time.NewTimer(progressRequestInterval)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return
 			case <-t.C:
 			}
+		} else {
+			w := time.NewTimer(progressRequestInterval)
+			select {
+			case <-ctx.Done():
+				w.Stop()
+				return
+			case <-w.C:
+			}
 		}
-		if err := p.storage.RequestWatchProgress(ctx); err != nil && ctx.Err() == nil {
-			p.logger.Debug("progress request failed", "err", err)
-		}
+		p.ask(ctx)
+	}
+}
+
+func (p *progressRequester) ask(ctx context.Context) {
+	if err := p.storage.RequestWatchProgress(ctx); err != nil && ctx.Err() == nil {
+		p.logger.Debug("progress request failed", "err", err)
 	}
 }
