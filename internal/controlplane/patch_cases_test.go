@@ -203,8 +203,11 @@ var immutablePatchCases = []patchCase{
 		field: "spec.selector", message: []string{"field is immutable"},
 	},
 	{
+		// The new address is in the range's static band, which dynamic
+		// allocation never hands out while the rest has room: the patch must
+		// change the address the service was given.
 		name: "service clusterip immutable", object: "service", patchType: mergePatch,
-		body: `{"spec":{"clusterIP":"10.0.0.250"}}`,
+		body: `{"spec":{"clusterIP":"10.0.0.12"}}`,
 		code: http.StatusUnprocessableEntity, reason: metav1.StatusReasonInvalid,
 		field: "spec.clusterIPs[0]", message: []string{"may not change once set"},
 	},
