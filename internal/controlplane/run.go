@@ -190,6 +190,9 @@ func Run(ctx context.Context, c *Config) error {
 
 	// Nothing may watch while the bootstrap data is seeded (see seed.go).
 	authz.awaitSeed()
+	if br.h.awaitCaches != nil {
+		br.h.awaitCaches(ctx)
+	}
 	prepared := top.PrepareRun()
 	runErr := make(chan error, 1)
 	go func() { runErr <- prepared.Run(ctx) }()

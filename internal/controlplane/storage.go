@@ -39,6 +39,10 @@ type storageHandle struct {
 	// for memory.
 	etcd   *clientv3.Client
 	prefix string
+	// awaitCaches waits for the first list of the watch caches created
+	// while the server was built (see cacher.Backend.DeferInitialSync);
+	// nil without a watch cache.
+	awaitCaches func(context.Context)
 }
 
 func (h *storageHandle) close() error { return h.closeFn() }
@@ -52,6 +56,10 @@ func openBackend(ctx context.Context, c *Config, m *metrics.Metrics, logger *slo
 		return h, err
 	}
 	cached := cacher.NewBackend(h.backend, cacher.Options{HistorySize: c.WatchCacheSize, Logger: logger.With("component", "watch-cache"), Metrics: m})
+	// The caches of the built-in resources list together; Run waits for
+	// them before it serves.
+	cached.DeferInitialSync()
+	h.awaitCaches = cached.WaitInitialSync
 	closeStore := h.closeFn
 	h.backend = cached
 	h.closeFn = func() error {

@@ -53,6 +53,11 @@ type Backend struct {
 	mu      sync.Mutex
 	cachers []*Cacher
 	closed  bool
+	// deferring is set between DeferInitialSync and WaitInitialSync:
+	// ForResource does not wait for a new cache's first list then, and
+	// the caches it created are pending until WaitInitialSync.
+	deferring bool
+	pending   []*Cacher
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -96,7 +101,9 @@ func (b *Backend) requestProgress(ctx context.Context, pr progressRequesting) {
 
 // ForResource returns the inner backend's storage for the resource behind
 // a watch cache. It waits (boundedly) for the cache's first list, so that
-// the cache starts from the state at this call.
+// the cache starts from the state at this call: a client that writes and
+// then watches from its write's resourceVersion finds it in the cache's
+// history. Between DeferInitialSync and WaitInitialSync it does not wait.
 func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, error) {
 	b.mu.Lock()
 	closed := b.closed
@@ -134,15 +141,51 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 	}
 	b.cachers = append(b.cachers, c)
 	c.onStop = func() { b.forget(c) }
+	deferred := b.deferring
+	if deferred {
+		b.pending = append(b.pending, c)
+	}
 	b.mu.Unlock()
+	if !deferred {
+		b.awaitFirstList(context.Background(), c)
+	}
+	return c, nil
+}
+
+// awaitFirstList waits, at most initialSyncTimeout, for c's first list.
+func (b *Backend) awaitFirstList(ctx context.Context, c *Cacher) {
 	t := time.NewTimer(initialSyncTimeout)
 	defer t.Stop()
 	select {
 	case <-c.synced:
+	case <-ctx.Done():
 	case <-t.C:
-		b.logger.Warn("watch cache not ready yet; serving from storage meanwhile", "resource", cfg.ResourcePrefix)
+		b.logger.Warn("watch cache not ready yet; serving from storage meanwhile", "resource", c.prefix)
 	}
-	return c, nil
+}
+
+// DeferInitialSync makes ForResource return without waiting for the new
+// cache's first list, until WaitInitialSync. A server builds its 60-odd
+// caches that way before it serves: their lists run together instead of
+// one after another, and no client can write and watch before
+// WaitInitialSync.
+func (b *Backend) DeferInitialSync() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.deferring = true
+}
+
+// WaitInitialSync waits for the first list of every cache ForResource
+// created since DeferInitialSync (each at most initialSyncTimeout, as
+// ForResource would have), then makes ForResource wait again.
+func (b *Backend) WaitInitialSync(ctx context.Context) {
+	b.mu.Lock()
+	pending := b.pending
+	b.pending, b.deferring = nil, false
+	b.mu.Unlock()
+	for _, c := range pending {
+		b.awaitFirstList(ctx, c)
+	}
 }
 
 // forget drops a stopped cache, so that the backend holds only the caches
