@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"fmt"
+	"slices"
 
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
@@ -28,6 +29,13 @@ func newAggregatorServer(c *Config, sc *server.Config, deps chainDeps, core *ser
 		Storage: map[string]map[string]rest.Storage{"v1": storage},
 	}); err != nil {
 		return nil, err
+	}
+	if deps.authz != nil && deps.authz.seedEnv != nil {
+		// Every group is installed by now: seed their APIServices, as
+		// the autoregistration hook would create them.
+		env := *deps.authz.seedEnv
+		env.lookup, env.before = withAPIServices(env.lookup, storage), nil
+		deps.authz.apiServiceSeed = startBootstrapSeed(deps.ctx, env, apiServiceSeed(slices.Clone(in.installed)))
 	}
 	if err := addAutoregisterHook(s, in.installed, deps.logger); err != nil {
 		return nil, err

@@ -19,6 +19,10 @@ import (
 	"github.com/kapi-dev/kapi/internal/server/healthz"
 )
 
+// autoregisterUserAgent is the autoregister client's; its field manager
+// is the one a seeded APIService records (apiservice_seed.go).
+const autoregisterUserAgent = "kapi/autoregister"
+
 // addAutoregisterHook runs the registration of local APIServices, as
 // kube-apiserver does (its "kube-apiserver-autoregistration" hook, not a
 // --controllers one): one per built-in group version of builtin, synced
@@ -40,7 +44,7 @@ func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion,
 	}
 	return s.AddPostStartHook("kube-apiserver-autoregistration", func(hc server.PostStartHookContext) error {
 		cfg := rest.CopyConfig(hc.LoopbackClientConfig)
-		cfg.UserAgent = "kapi/autoregister"
+		cfg.UserAgent = autoregisterUserAgent
 		regClient, err := apiregistrationclient.NewForConfig(cfg)
 		if err != nil {
 			return fmt.Errorf("apiregistration client: %w", err)

@@ -40,12 +40,20 @@ type authorization struct {
 	// when it does not run. It lives here because authorization depends
 	// on it.
 	seed *bootstrapSeed
+	// seedEnv is where seed writes; nil when it does not run. The
+	// aggregator seeds its APIServices through it too (apiServiceSeed).
+	seedEnv *seedEnv
+	// apiServiceSeed writes the local APIServices; nil when it does not
+	// run.
+	apiServiceSeed *bootstrapSeed
 }
 
-// awaitSeed waits for the bootstrap seed to end, if one runs.
+// awaitSeed waits for the bootstrap seeds to end, if they run.
 func (a *authorization) awaitSeed() {
-	if a.seed != nil {
-		<-a.seed.done
+	for _, s := range []*bootstrapSeed{a.seed, a.apiServiceSeed} {
+		if s != nil {
+			<-s.done
+		}
 	}
 }
 

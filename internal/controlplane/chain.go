@@ -111,7 +111,9 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 		sets = append(sets, flowControlSeed)
 		// Overlaps the rest of the build (it needs only the storage and
 		// the type converter); Run waits for it before serving.
-		deps.authz.seed = startBootstrapSeed(deps.ctx, storage, scheme, typeConverter, sets...)
+		env := seedEnv{lookup: storage.lookup, scheme: scheme, tc: typeConverter, before: storage.ensureSystemNamespaces}
+		deps.authz.seedEnv = &env
+		deps.authz.seed = startBootstrapSeed(deps.ctx, env, sets...)
 	}
 	in := &apiInstaller{
 		scheme:            scheme,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/internal/auth/user"
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers"
@@ -76,44 +78,57 @@ var admissionResources = []schema.GroupResource{
 	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"},
 }
 
+// seedEnv is what a seed reads and writes through.
+type seedEnv struct {
+	// lookup finds the storage of a group's resource.
+	lookup func(group, resource string) registryrest.Storage
+	scheme *runtime.Scheme
+	tc     managedfields.TypeConverter
+	// before, when set, runs once the storage was found fresh, before
+	// the objects are written.
+	before func(context.Context) error
+}
+
 // startBootstrapSeed seeds sets in the background; the caller waits on
 // done before the server serves.
-func startBootstrapSeed(ctx context.Context, cs *coreStorage, scheme *runtime.Scheme, tc managedfields.TypeConverter, sets ...seedSet) *bootstrapSeed {
+func startBootstrapSeed(ctx context.Context, env seedEnv, sets ...seedSet) *bootstrapSeed {
 	s := &bootstrapSeed{done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		s.seeded, s.err = seed(ctx, cs, scheme, tc, sets)
+		s.seeded, s.err = seed(ctx, env, sets)
 	}()
 	return s
 }
 
 // seed writes every set into empty storage and reports whether it did.
 // It seeds all or nothing, so a half-fresh storage is left to the hooks.
-func seed(ctx context.Context, cs *coreStorage, scheme *runtime.Scheme, tc managedfields.TypeConverter, sets []seedSet) (bool, error) {
+func seed(ctx context.Context, env seedEnv, sets []seedSet) (bool, error) {
 	// The loopback client's requests run as a system:masters member.
 	ctx = request.WithUser(ctx, &user.DefaultInfo{Name: "system:apiserver", Groups: []string{user.SystemPrivilegedGroup}})
 	resources := admissionResources
 	for _, set := range sets {
 		resources = append(resources[:len(resources):len(resources)], set.resources...)
 	}
-	fresh, err := storageIsEmpty(ctx, cs, resources)
+	fresh, err := storageIsEmpty(ctx, env.lookup, resources)
 	if err != nil || !fresh {
 		return false, err
 	}
-	if err := cs.ensureSystemNamespaces(ctx); err != nil {
-		return false, err
-	}
-	w, err := newSeedWriter(cs, scheme, tc)
-	if err != nil {
-		return false, err
+	if env.before != nil {
+		if err := env.before(ctx); err != nil {
+			return false, err
+		}
 	}
 	var objs []seedObject
 	for _, set := range sets {
-		o, err := set.objects(scheme)
+		o, err := set.objects(env.scheme)
 		if err != nil {
 			return false, err
 		}
 		objs = append(objs, o...)
+	}
+	w, err := newSeedWriter(env, objs)
+	if err != nil {
+		return false, err
 	}
 	// In parallel: on etcd each create waits for a commit, and concurrent
 	// ones share it.
@@ -143,22 +158,32 @@ func seed(ctx context.Context, cs *coreStorage, scheme *runtime.Scheme, tc manag
 // seedWorkers is how many creates the seed has in flight.
 const seedWorkers = 8
 
-// storageIsEmpty reports whether no object of resources is stored.
-func storageIsEmpty(ctx context.Context, cs *coreStorage, resources []schema.GroupResource) (bool, error) {
-	for _, r := range resources {
-		lister, ok := cs.lookup(r.Group, r.Resource).(registryrest.Lister)
+// storageIsEmpty reports whether no object of resources is stored. It
+// lists them all at once: on etcd each list is a round trip.
+func storageIsEmpty(ctx context.Context, lookup func(group, resource string) registryrest.Storage, resources []schema.GroupResource) (bool, error) {
+	empty := make([]bool, len(resources))
+	errs := make([]error, len(resources))
+	var wg sync.WaitGroup
+	for i, r := range resources {
+		lister, ok := lookup(r.Group, r.Resource).(registryrest.Lister)
 		if !ok {
+			empty[i] = true
 			continue
 		}
-		list, err := lister.List(request.WithNamespace(ctx, metav1.NamespaceAll), &metainternalversion.ListOptions{Limit: 1})
-		if err != nil {
-			return false, fmt.Errorf("listing %s: %w", r, err)
-		}
-		if meta.LenList(list) > 0 {
-			return false, nil
-		}
+		wg.Go(func() {
+			list, err := lister.List(request.WithNamespace(ctx, metav1.NamespaceAll), &metainternalversion.ListOptions{Limit: 1})
+			if err != nil {
+				errs[i] = fmt.Errorf("listing %s: %w", r, err)
+				return
+			}
+			empty[i] = meta.LenList(list) == 0
+		})
 	}
-	return true, nil
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return false, err
+	}
+	return !slices.Contains(empty, false), nil
 }
 
 // seedWriter creates objects as the create handler would: defaulted, with
@@ -184,25 +209,40 @@ func seedKinds() map[schema.GroupVersionKind]seedTarget {
 	rbac := rbacv1.SchemeGroupVersion
 	fc := flowcontrolv1.SchemeGroupVersion
 	return map[schema.GroupVersionKind]seedTarget{
-		rbac.WithKind("ClusterRole"):              {"clusterroles", rbacManager},
-		rbac.WithKind("ClusterRoleBinding"):       {"clusterrolebindings", rbacManager},
-		rbac.WithKind("Role"):                     {"roles", rbacManager},
-		rbac.WithKind("RoleBinding"):              {"rolebindings", rbacManager},
-		fc.WithKind("FlowSchema"):                 {"flowschemas", ensurer.FieldManager},
-		fc.WithKind("PriorityLevelConfiguration"): {"prioritylevelconfigurations", ensurer.FieldManager},
+		rbac.WithKind("ClusterRole"):                                {"clusterroles", rbacManager},
+		rbac.WithKind("ClusterRoleBinding"):                         {"clusterrolebindings", rbacManager},
+		rbac.WithKind("Role"):                                       {"roles", rbacManager},
+		rbac.WithKind("RoleBinding"):                                {"rolebindings", rbacManager},
+		fc.WithKind("FlowSchema"):                                   {"flowschemas", ensurer.FieldManager},
+		fc.WithKind("PriorityLevelConfiguration"):                   {"prioritylevelconfigurations", ensurer.FieldManager},
+		apiregistrationv1.SchemeGroupVersion.WithKind("APIService"): {"apiservices", handlers.ManagerFromUserAgent(autoregisterUserAgent)},
 	}
 }
 
 type seedTarget struct{ resource, manager string }
 
-func newSeedWriter(cs *coreStorage, scheme *runtime.Scheme, tc managedfields.TypeConverter) (*seedWriter, error) {
-	w := &seedWriter{scheme: scheme, kinds: map[schema.GroupVersionKind]seedKind{}}
-	for gvk, k := range seedKinds() {
-		creater, ok := cs.lookup(gvk.Group, k.resource).(registryrest.Creater)
+// newSeedWriter returns a writer for the kinds of objs.
+func newSeedWriter(env seedEnv, objs []seedObject) (*seedWriter, error) {
+	w := &seedWriter{scheme: env.scheme, kinds: map[schema.GroupVersionKind]seedKind{}}
+	targets := seedKinds()
+	for _, o := range objs {
+		gvks, _, err := env.scheme.ObjectKinds(o.obj)
+		if err != nil {
+			return nil, err
+		}
+		gvk := gvks[0]
+		if _, done := w.kinds[gvk]; done {
+			continue
+		}
+		k, ok := targets[gvk]
+		if !ok {
+			return nil, fmt.Errorf("unexpected kind %s", gvk)
+		}
+		creater, ok := env.lookup(gvk.Group, k.resource).(registryrest.Creater)
 		if !ok {
 			return nil, fmt.Errorf("no storage for %s", k.resource)
 		}
-		fm, err := handlers.NewFieldManager(tc, scheme, gvk, gvk.GroupVersion(), "", nil)
+		fm, err := handlers.NewFieldManager(env.tc, env.scheme, gvk, gvk.GroupVersion(), "", nil)
 		if err != nil {
 			return nil, err
 		}

@@ -87,12 +87,23 @@ func (c *Controller) AddOnStart(s *apiregistrationv1.APIService) { c.add(s, mana
 // Add asks for s to be kept, and deleted once Remove is called.
 func (c *Controller) Add(s *apiregistrationv1.APIService) { c.add(s, manageContinuously) }
 
-func (c *Controller) add(s *apiregistrationv1.APIService, mode string) {
+// OnStart is s as AddOnStart's first sync creates it when it is missing:
+// a copy labeled to be synced once, at start.
+func OnStart(s *apiregistrationv1.APIService) *apiregistrationv1.APIService {
+	return labeled(s, manageOnStart)
+}
+
+func labeled(s *apiregistrationv1.APIService, mode string) *apiregistrationv1.APIService {
 	s = s.DeepCopy()
 	if s.Labels == nil {
 		s.Labels = map[string]string{}
 	}
 	s.Labels[ManagedLabel] = mode
+	return s
+}
+
+func (c *Controller) add(s *apiregistrationv1.APIService, mode string) {
+	s = labeled(s, mode)
 	c.mu.Lock()
 	c.desired[s.Name] = s
 	c.mu.Unlock()
