@@ -259,6 +259,15 @@ func (p pulledWatch) Next(ctx context.Context) (watch.Event, bool) {
 	}
 }
 
+func (p pulledWatch) TryNext(context.Context) (watch.Event, bool) {
+	select {
+	case ev, ok := <-p.w.ResultChan():
+		return ev, ok
+	default:
+		return watch.Event{}, false
+	}
+}
+
 func (s *fakeConfigMaps) notify(t watch.EventType, cm *corev1.ConfigMap) {
 	for _, w := range s.watchers {
 		if !w.IsStopped() && matches(w.ctx, cm, w.opts) {

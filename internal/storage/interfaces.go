@@ -22,6 +22,10 @@ type PulledWatch interface {
 	// Next waits for the next event; false when the watch is over or ctx
 	// ends. One goroutine at a time may call it.
 	Next(ctx context.Context) (watch.Event, bool)
+	// TryNext is Next without waiting: false when no event is ready (or
+	// the watch is over; Next then says so). A server writing events
+	// flushes only when none is ready.
+	TryNext(ctx context.Context) (watch.Event, bool)
 }
 
 // Interface is what the generic REST store talks to. Keys are absolute

@@ -76,8 +76,11 @@ func serveWatch(ctx context.Context, rw rest.Watcher, scope *RequestScope, req *
 	return nil
 }
 
-// streamEvents writes the stream header then one frame per event, flushed
-// at once so that clients see changes as they happen.
+// streamEvents writes the stream header then one frame per event. It
+// flushes whenever no further event is ready, so that clients see changes
+// as they happen, but a burst (a watch's initial events) goes out in as
+// few writes as the connection's buffer allows, not one TLS record and
+// system call per event.
 func streamEvents(ctx context.Context, scope *RequestScope, w http.ResponseWriter, info runtime.SerializerInfo, watcher watch.Interface, enc *watchEncoder) {
 	contentType := info.MediaType
 	if contentType != runtime.ContentTypeJSON {
@@ -92,32 +95,35 @@ func streamEvents(ctx context.Context, scope *RequestScope, w http.ResponseWrite
 	}
 	enc.framer = info.StreamSerializer.Framer.NewFrameWriter(w)
 	obs := request.ObservationFrom(ctx)
-	next := nextEvent(watcher)
+	next, tryNext := nextEvent(watcher)
 	for {
-		event, ok := next(ctx)
+		event, ok := tryNext(ctx)
 		if !ok {
-			return
+			if err := rc.Flush(); err != nil {
+				return
+			}
+			if event, ok = next(ctx); !ok {
+				return
+			}
 		}
 		if err := enc.encode(event); err != nil {
 			scope.logger().DebugContext(ctx, "watch ended: cannot write event", "err", err)
 			return
 		}
 		obs.WatchEvent(enc.eventBuf.Len())
-		if err := rc.Flush(); err != nil {
-			return
-		}
 	}
 }
 
-// nextEvent returns how to wait for the watch's next event: a watch the
-// handler can drive (the watch cache's) is pulled in this goroutine,
-// sparing it a goroutine of its own; any other is read from ResultChan.
-func nextEvent(watcher watch.Interface) func(context.Context) (watch.Event, bool) {
+// nextEvent returns how to wait for the watch's next event, and how to
+// take one only if it is ready: a watch the handler can drive (the watch
+// cache's) is pulled in this goroutine, sparing it a goroutine of its
+// own; any other is read from ResultChan.
+func nextEvent(watcher watch.Interface) (next, tryNext func(context.Context) (watch.Event, bool)) {
 	if p, ok := watcher.(storage.PulledWatch); ok {
-		return p.Next
+		return p.Next, p.TryNext
 	}
 	ch := watcher.ResultChan()
-	return func(ctx context.Context) (watch.Event, bool) {
+	next = func(ctx context.Context) (watch.Event, bool) {
 		select {
 		case <-ctx.Done():
 			return watch.Event{}, false
@@ -125,6 +131,15 @@ func nextEvent(watcher watch.Interface) func(context.Context) (watch.Event, bool
 			return event, ok
 		}
 	}
+	tryNext = func(context.Context) (watch.Event, bool) {
+		select {
+		case event, ok := <-ch:
+			return event, ok
+		default:
+			return watch.Event{}, false
+		}
+	}
+	return next, tryNext
 }
 
 // canFlush reports whether w, or a writer it wraps, can flush.

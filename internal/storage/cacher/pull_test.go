@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/storagetest"
 )
 
 // pulled opens a watch, with bookmarks, that the test drives with Next,
@@ -158,6 +159,42 @@ func TestFullWatcherThatMakesRoomStays(t *testing.T) {
 		// dispatcher did not wait out its budget.
 		if waited := time.Since(start); waited != 0 {
 			t.Errorf("the dispatcher waited %v for room that was made at once", waited)
+		}
+	})
+}
+
+// TestPulledTryNext: TryNext takes only what is ready. Objects of the
+// start state the selector drops are skipped without waiting, so a
+// server that writes what TryNext gives and flushes when it gives nothing
+// never holds back an event while Next waits for the next change.
+func TestPulledTryNext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, Config{})
+		f.create("ns", "a")
+		f.create("ns", "b")
+		synctest.Wait()
+		pred, err := storagetest.Predicate("", "metadata.name=a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := f.pulled("/configmaps", storage.ListOptions{ResourceVersion: "0", Recursive: true, Predicate: pred})
+		if ev, ok := w.TryNext(f.ctx); !ok || describe(t, ev) != "ADDED a" {
+			t.Fatalf("first TryNext: %v %v, want ADDED a", ok, ev.Type)
+		}
+		if ev, ok := w.TryNext(f.ctx); ok {
+			t.Fatalf("TryNext after the selected start state: %s, want nothing ready", describe(t, ev))
+		}
+		f.update("ns", "a", "new")
+		synctest.Wait()
+		if ev, ok := w.TryNext(f.ctx); !ok || describe(t, ev) != "MODIFIED a" {
+			t.Errorf("TryNext after a change: %v %v, want MODIFIED a", ok, ev.Type)
+		}
+		w.Stop()
+		if _, ok := w.TryNext(f.ctx); ok {
+			t.Error("TryNext after Stop returned an event")
+		}
+		if _, ok := w.Next(f.ctx); ok {
+			t.Error("Next after Stop returned an event")
 		}
 	})
 }

@@ -189,6 +189,16 @@ func (w *cacheWatcher) offer(d delivery) bool {
 // over (an error event went out, Stop, termination, cache stop) it stops
 // the watcher and returns false.
 func (w *cacheWatcher) Next(ctx context.Context) (watch.Event, bool) {
+	return w.next(ctx, true)
+}
+
+// TryNext returns the next event if one is ready: false when none is, or
+// when the watch is over (Next then stops the watcher).
+func (w *cacheWatcher) TryNext(ctx context.Context) (watch.Event, bool) {
+	return w.next(ctx, false)
+}
+
+func (w *cacheWatcher) next(ctx context.Context, wait bool) (watch.Event, bool) {
 	for !w.failed && w.ctx.Err() == nil {
 		if ctx.Err() != nil {
 			return watch.Event{}, false
@@ -205,6 +215,9 @@ func (w *cacheWatcher) Next(ctx context.Context) (watch.Event, bool) {
 			}
 			continue
 		}
+		if !wait {
+			return watch.Event{}, false
+		}
 		select {
 		case <-w.ctx.Done():
 		case <-ctx.Done():
@@ -212,7 +225,9 @@ func (w *cacheWatcher) Next(ctx context.Context) (watch.Event, bool) {
 		case <-w.buf.Ready():
 		}
 	}
-	w.Stop()
+	if wait {
+		w.Stop()
+	}
 	return watch.Event{}, false
 }
 
