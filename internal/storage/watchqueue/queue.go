@@ -75,13 +75,6 @@ func (q *Queue[T]) Take() (v T, ok, closed bool) {
 	return v, true, false
 }
 
-// Len is how many items wait.
-func (q *Queue[T]) Len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.items) - q.head
-}
-
 // Close refuses further items; those queued can still be taken.
 func (q *Queue[T]) Close() {
 	q.mu.Lock()
