@@ -31,10 +31,22 @@ type chainDeps struct {
 	rootCA []byte
 	// ctx ends with Run: work started while building (the bootstrap seed) stops.
 	ctx context.Context
+	// afterReady registers work to start once the server is ready (see
+	// whenReady).
+	afterReady func(func())
 	// clientCA is the PEM bundle client certificates are verified with
 	// (kapi's CA and --client-ca-file), published for delegated
 	// authentication.
 	clientCA []byte
+}
+
+// whenReady starts fn once the server is ready.
+func (d chainDeps) whenReady(fn func()) {
+	if d.afterReady == nil {
+		go fn()
+		return
+	}
+	d.afterReady(fn)
 }
 
 // serverChain builds aggregator → core → extensions → not found, all on
@@ -101,8 +113,11 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 		adm = admission.Traced(adm)
 	}
 	oapi := newOpenAPIService(scheme)
-	typeConverter := newLazyTypeConverter(oapi.TypeConverter, logger)
-	typeConverter.warm()
+	typeConverter := newOpenAPITypeConverter(oapi, logger)
+	// The full converter is built once the server is ready: until then
+	// each kind written gets a converter of its own (see
+	// lazyTypeConverter).
+	deps.whenReady(typeConverter.warm)
 	if deps.authz != nil && sc.AuditBackend == nil && deps.ctx != nil {
 		var sets []seedSet
 		if deps.authz.rbac != nil {

@@ -3,9 +3,11 @@ package controlplane
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
@@ -19,22 +21,59 @@ func newOpenAPIService(scheme *runtime.Scheme) *openapi.Service {
 	return openapi.NewService(scheme, openapi.Info{Title: "Kubernetes", Version: version.Get().GitVersion})
 }
 
-// lazyTypeConverter builds the server-side apply type converter on first
-// use, so startup does not wait for it; warm starts building it at once
-// in the background, and the first write waits only for what is left.
+// lazyTypeConverter is the server-side apply type converter of the
+// built-in kinds. Building the converter of every kind costs tens of
+// milliseconds of CPU, most of a drop-in's start, while a server's
+// writes before it is ready (its bootstrap objects) touch a handful of
+// kinds. So until the full converter is built, each kind is converted by
+// a converter of that kind alone, built on its first use; warm builds the
+// full one in the background (the server calls it once ready), which then
+// serves every kind, and the per-kind ones are dropped. Both read the
+// same definitions, so a kind's typed value, and so its managed fields,
+// is the same either way. A process that already built the full
+// converter (a test binary's later servers) uses it from the start.
 type lazyTypeConverter struct {
 	once   sync.Once
 	build  func() (managedfields.TypeConverter, error)
 	logger *slog.Logger
-	tc     managedfields.TypeConverter
+	full   atomic.Pointer[managedfields.TypeConverter]
+
+	// kind builds the converter of one kind; nil: none, always the full.
+	kind  func(schema.GroupVersionKind) (managedfields.TypeConverter, error)
+	mu    sync.Mutex
+	kinds map[schema.GroupVersionKind]*kindConverter
+}
+
+// kindConverter is one kind's converter, built once; tc is nil when it
+// could not be built (the full converter serves that kind).
+type kindConverter struct {
+	once sync.Once
+	tc   managedfields.TypeConverter
 }
 
 func newLazyTypeConverter(build func() (managedfields.TypeConverter, error), logger *slog.Logger) *lazyTypeConverter {
 	return &lazyTypeConverter{build: build, logger: logger}
 }
 
+// newOpenAPITypeConverter is oapi's converter, lazily and per kind until
+// the full one is built.
+func newOpenAPITypeConverter(oapi *openapi.Service, logger *slog.Logger) *lazyTypeConverter {
+	l := newLazyTypeConverter(oapi.TypeConverter, logger)
+	if tc := oapi.BuiltTypeConverter(); tc != nil {
+		l.full.Store(&tc)
+	} else {
+		l.kind = oapi.KindTypeConverter
+		l.kinds = map[schema.GroupVersionKind]*kindConverter{}
+	}
+	return l
+}
+
+// get returns the full converter, building it on the first call.
 func (l *lazyTypeConverter) get() managedfields.TypeConverter {
 	l.once.Do(func() {
+		if tc := l.full.Load(); tc != nil {
+			return
+		}
 		start := time.Now()
 		tc, err := l.build()
 		if err != nil {
@@ -44,19 +83,57 @@ func (l *lazyTypeConverter) get() managedfields.TypeConverter {
 			l.logger.Error("building the server-side apply type converter failed; lists are atomic", "err", err)
 			tc = managedfields.NewDeducedTypeConverter()
 		}
-		l.tc = tc
+		l.full.Store(&tc)
+		l.mu.Lock()
+		l.kinds = nil
+		l.mu.Unlock()
 		l.logger.Debug("built the server-side apply type converter", "duration", time.Since(start))
 	})
-	return l.tc
+	return *l.full.Load()
 }
 
-// warm builds the converter in the background.
+// warm builds the full converter in the background.
 func (l *lazyTypeConverter) warm() { go l.get() }
 
+// forKind returns the converter to use for gvk without building the full
+// one: the full one if built, else gvk's own; nil when neither exists.
+func (l *lazyTypeConverter) forKind(gvk schema.GroupVersionKind) managedfields.TypeConverter {
+	if tc := l.full.Load(); tc != nil {
+		return *tc
+	}
+	l.mu.Lock()
+	if l.kinds == nil { // the full one was built meanwhile
+		l.mu.Unlock()
+		return *l.full.Load()
+	}
+	k := l.kinds[gvk]
+	if k == nil {
+		k = &kindConverter{}
+		l.kinds[gvk] = k
+	}
+	l.mu.Unlock()
+	k.once.Do(func() {
+		tc, err := l.kind(gvk)
+		if err != nil {
+			l.logger.Debug("no type converter of its own for a kind; building the full one", "kind", gvk, "err", err)
+			return
+		}
+		k.tc = tc
+	})
+	return k.tc
+}
+
 func (l *lazyTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	if l.kind != nil {
+		if tc := l.forKind(obj.GetObjectKind().GroupVersionKind()); tc != nil {
+			return tc.ObjectToTyped(obj, opts...)
+		}
+	}
 	return l.get().ObjectToTyped(obj, opts...)
 }
 
+// TypedToObject needs no schema: a typed value becomes unstructured the
+// same way whichever converter made it (the deduced one does just that).
 func (l *lazyTypeConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
-	return l.get().TypedToObject(v)
+	return managedfields.NewDeducedTypeConverter().TypedToObject(v)
 }

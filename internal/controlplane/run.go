@@ -172,10 +172,12 @@ func Run(ctx context.Context, c *Config) error {
 		listener.Close()
 		return err
 	}
+	var afterReady []func()
 	top, err := serverChain(c, sc, chainDeps{
 		scheme: scheme, getter: getter, logger: logger,
 		storage: br.h, metrics: storageMetrics, registry: registry, authn: authn, authz: authz,
 		rootCA: serving.rootCA(c), clientCA: clientCA, ctx: ctx,
+		afterReady: func(fn func()) { afterReady = append(afterReady, fn) },
 	})
 	if err != nil {
 		listener.Close()
@@ -196,6 +198,15 @@ func Run(ctx context.Context, c *Config) error {
 	prepared := top.PrepareRun()
 	runErr := make(chan error, 1)
 	go func() { runErr <- prepared.Run(ctx) }()
+	go func() {
+		select {
+		case <-prepared.ReadyCh():
+			for _, fn := range afterReady {
+				fn()
+			}
+		case <-ctx.Done():
+		}
+	}()
 	if c.Out != nil {
 		go announceReady(ctx, out, logger, sc.LoopbackClientConfig, url, c.StartTime)
 	}

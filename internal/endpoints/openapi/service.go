@@ -63,6 +63,9 @@ type Service struct {
 	converterOnce sync.Once
 	converter     managedfields.TypeConverter
 	converterErr  error
+	// kindBuilder builds the per-kind converters until converter is built.
+	kindBuilderMu sync.Mutex
+	kindBuilder   *definitions.Builder
 
 	mu sync.Mutex
 	// groups are the built-in group versions, described by Build.
@@ -198,6 +201,25 @@ func (s *Service) publishLocked() {
 	s.v2.Store(s.newLazyV2Locked(s.v2.Load()))
 }
 
+// KindTypeConverter is the server-side apply type converter of gvk alone
+// (see definitions.Builder.KindTypeConverter), from a definitions builder
+// kept until TypeConverter has been built.
+func (s *Service) KindTypeConverter(gvk schema.GroupVersionKind) (managedfields.TypeConverter, error) {
+	s.kindBuilderMu.Lock()
+	if s.kindBuilder == nil {
+		s.kindBuilder = definitions.NewBuilder(s.scheme)
+	}
+	b := s.kindBuilder
+	s.kindBuilderMu.Unlock()
+	return b.KindTypeConverter(gvk)
+}
+
+// BuiltTypeConverter is TypeConverter if this process has already built
+// it for the same kinds, nil otherwise; it never builds.
+func (s *Service) BuiltTypeConverter() managedfields.TypeConverter {
+	return definitions.NewBuilder(s.scheme).BuiltTypeConverter()
+}
+
 // TypeConverter is the server-side apply type converter of every kind of
 // the scheme, from the same definitions as the documents. It is built
 // once, on the first call, with a definitions builder of its own that is
@@ -205,6 +227,9 @@ func (s *Service) publishLocked() {
 func (s *Service) TypeConverter() (managedfields.TypeConverter, error) {
 	s.converterOnce.Do(func() {
 		s.converter, s.converterErr = definitions.NewBuilder(s.scheme).TypeConverter()
+		s.kindBuilderMu.Lock()
+		s.kindBuilder = nil
+		s.kindBuilderMu.Unlock()
 	})
 	return s.converter, s.converterErr
 }

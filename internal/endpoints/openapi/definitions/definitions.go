@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -141,7 +142,10 @@ func (b *Builder) TypeConverter() (managedfields.TypeConverter, error) {
 		}
 		v, _ := sharedConverters.LoadOrStore(b.kindsFingerprint(), &sharedConverter{})
 		sc := v.(*sharedConverter)
-		sc.once.Do(func() { sc.tc, sc.err = build() })
+		sc.once.Do(func() {
+			sc.tc, sc.err = build()
+			sc.built.Store(sc.err == nil)
+		})
 		b.converter, b.converterErr = sc.tc, sc.err
 	})
 	return b.converter, b.converterErr
@@ -156,9 +160,10 @@ func (b *Builder) TypeConverter() (managedfields.TypeConverter, error) {
 var sharedConverters sync.Map
 
 type sharedConverter struct {
-	once sync.Once
-	tc   managedfields.TypeConverter
-	err  error
+	once  sync.Once
+	tc    managedfields.TypeConverter
+	err   error
+	built atomic.Bool // tc is built and usable
 }
 
 // kindsFingerprint names the scheme's external kinds and their Go types,
