@@ -5,6 +5,8 @@
 // k8s.io/apiextensions-apiserver (apiextensions/v1) sources by ./gen.
 package markers
 
+import "sync"
+
 //go:generate go run ./gen
 
 // Field is the markers of one struct field. The +k8s: spellings
@@ -37,6 +39,11 @@ type Type struct {
 // (io.k8s.api.apps.v1.Deployment). Types without any marker are absent.
 // The result shares the table: callers must not modify its Fields.
 func Lookup(definitionName string) (Type, bool) {
-	t, ok := types[definitionName]
+	t, ok := types()[definitionName]
 	return t, ok
 }
+
+// types is the table, built on first use: as a package variable it cost
+// every exec of the binary (kapi --help, the etcd drop-in) 2 ms and
+// 1.5 MB of allocations at init.
+var types = sync.OnceValue(buildTypes)

@@ -4,5892 +4,5894 @@
 
 package markers
 
-var types = map[string]Type{
-	"io.k8s.api.admission.v1.AdmissionRequest": {Fields: map[string]Field{
-		"dryRun":             {Optional: true},
-		"kind":               {Optional: true},
-		"name":               {Optional: true},
-		"namespace":          {Optional: true},
-		"object":             {Optional: true},
-		"oldObject":          {Optional: true},
-		"operation":          {Optional: true},
-		"options":            {Optional: true},
-		"requestKind":        {Optional: true},
-		"requestResource":    {Optional: true},
-		"requestSubResource": {Optional: true},
-		"resource":           {Optional: true},
-		"subResource":        {Optional: true},
-		"uid":                {Optional: true},
-		"userInfo":           {Optional: true},
-	}},
-	"io.k8s.api.admission.v1.AdmissionResponse": {Fields: map[string]Field{
-		"allowed":          {Optional: true},
-		"auditAnnotations": {Optional: true},
-		"patch":            {Optional: true},
-		"patchType":        {Optional: true},
-		"status":           {Optional: true},
-		"uid":              {Optional: true},
-		"warnings":         {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admission.v1.AdmissionReview": {Fields: map[string]Field{
-		"request":  {Optional: true},
-		"response": {Optional: true},
-	}},
-	"io.k8s.api.admission.v1beta1.AdmissionRequest": {Fields: map[string]Field{
-		"dryRun":             {Optional: true},
-		"kind":               {Optional: true},
-		"name":               {Optional: true},
-		"namespace":          {Optional: true},
-		"object":             {Optional: true},
-		"oldObject":          {Optional: true},
-		"operation":          {Optional: true},
-		"options":            {Optional: true},
-		"requestKind":        {Optional: true},
-		"requestResource":    {Optional: true},
-		"requestSubResource": {Optional: true},
-		"resource":           {Optional: true},
-		"subResource":        {Optional: true},
-		"uid":                {Optional: true},
-		"userInfo":           {Optional: true},
-	}},
-	"io.k8s.api.admission.v1beta1.AdmissionResponse": {Fields: map[string]Field{
-		"allowed":          {Optional: true},
-		"auditAnnotations": {Optional: true},
-		"patch":            {Optional: true},
-		"patchType":        {Optional: true},
-		"status":           {Optional: true},
-		"uid":              {Optional: true},
-		"warnings":         {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admission.v1beta1.AdmissionReview": {Fields: map[string]Field{
-		"request":  {Optional: true},
-		"response": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.MatchResources": {StructType: "atomic", Fields: map[string]Field{
-		"excludeResourceRules": {ListType: "atomic", Optional: true},
-		"matchPolicy":          {Optional: true},
-		"namespaceSelector":    {Optional: true},
-		"objectSelector":       {Optional: true},
-		"resourceRules":        {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
-		"matchResources": {Optional: true},
-		"paramRef":       {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec": {Fields: map[string]Field{
-		"failurePolicy":   {Optional: true},
-		"matchConditions": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"mutations":       {ListType: "atomic", Optional: true},
-		"paramKind":       {Optional: true},
-		"variables":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.MutatingWebhook": {Fields: map[string]Field{
-		"admissionReviewVersions": {ListType: "atomic"},
-		"failurePolicy":           {Optional: true},
-		"matchConditions":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"matchPolicy":             {Optional: true},
-		"namespaceSelector":       {Optional: true},
-		"objectSelector":          {Optional: true},
-		"reinvocationPolicy":      {Optional: true},
-		"rules":                   {ListType: "atomic"},
-		"timeoutSeconds":          {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"webhooks": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.NamedRuleWithOperations": {StructType: "atomic", Fields: map[string]Field{
-		"resourceNames": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ParamKind": {StructType: "atomic"},
-	"io.k8s.api.admissionregistration.v1.ParamRef": {StructType: "atomic", Fields: map[string]Field{
-		"namespace": {Optional: true},
-		"selector":  {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.Rule": {Fields: map[string]Field{
-		"apiGroups":   {ListType: "atomic"},
-		"apiVersions": {ListType: "atomic"},
-		"resources":   {ListType: "atomic"},
-		"scope":       {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.RuleWithOperations": {Fields: map[string]Field{
-		"operations": {ListType: "atomic"},
-	}},
-	"io.k8s.api.admissionregistration.v1.ServiceReference": {Fields: map[string]Field{
-		"path": {Optional: true},
-		"port": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.TypeChecking": {Fields: map[string]Field{
-		"expressionWarnings": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
-		"matchResources":    {Optional: true},
-		"paramRef":          {Optional: true},
-		"policyName":        {Required: true},
-		"validationActions": {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec": {Fields: map[string]Field{
-		"auditAnnotations": {ListType: "atomic", Optional: true},
-		"failurePolicy":    {Optional: true},
-		"matchConditions":  {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"paramKind":        {Optional: true},
-		"validations":      {ListType: "atomic", Optional: true},
-		"variables":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus": {Fields: map[string]Field{
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"observedGeneration": {Optional: true},
-		"typeChecking":       {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ValidatingWebhook": {Fields: map[string]Field{
-		"admissionReviewVersions": {ListType: "atomic"},
-		"failurePolicy":           {Optional: true},
-		"matchConditions":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"matchPolicy":             {Optional: true},
-		"namespaceSelector":       {Optional: true},
-		"objectSelector":          {Optional: true},
-		"rules":                   {ListType: "atomic"},
-		"timeoutSeconds":          {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"webhooks": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.Validation": {Fields: map[string]Field{
-		"message":           {Optional: true},
-		"messageExpression": {Optional: true},
-		"reason":            {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1.Variable": {StructType: "atomic"},
-	"io.k8s.api.admissionregistration.v1.WebhookClientConfig": {Fields: map[string]Field{
-		"caBundle": {Optional: true},
-		"service":  {Optional: true},
-		"url":      {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.MatchResources": {StructType: "atomic", Fields: map[string]Field{
-		"excludeResourceRules": {ListType: "atomic", Optional: true},
-		"matchPolicy":          {Optional: true},
-		"namespaceSelector":    {Optional: true},
-		"objectSelector":       {Optional: true},
-		"resourceRules":        {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicy": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
-		"matchResources": {Optional: true},
-		"paramRef":       {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicySpec": {Fields: map[string]Field{
-		"failurePolicy":   {Optional: true},
-		"matchConditions": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"mutations":       {ListType: "atomic", Optional: true},
-		"paramKind":       {Optional: true},
-		"variables":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.NamedRuleWithOperations": {StructType: "atomic", Fields: map[string]Field{
-		"resourceNames": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.ParamKind": {StructType: "atomic"},
-	"io.k8s.api.admissionregistration.v1alpha1.ParamRef": {StructType: "atomic", Fields: map[string]Field{
-		"name":                    {Optional: true},
-		"namespace":               {Optional: true},
-		"parameterNotFoundAction": {Optional: true},
-		"selector":                {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.TypeChecking": {Fields: map[string]Field{
-		"expressionWarnings": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicy": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
-		"matchResources":    {Optional: true},
-		"paramRef":          {Optional: true},
-		"policyName":        {Required: true},
-		"validationActions": {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicySpec": {Fields: map[string]Field{
-		"auditAnnotations": {ListType: "atomic", Optional: true},
-		"failurePolicy":    {Optional: true},
-		"matchConditions":  {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"paramKind":        {Optional: true},
-		"validations":      {ListType: "atomic", Optional: true},
-		"variables":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyStatus": {Fields: map[string]Field{
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"observedGeneration": {Optional: true},
-		"typeChecking":       {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1alpha1.Validation": {Fields: map[string]Field{
-		"message":           {Optional: true},
-		"messageExpression": {Optional: true},
-		"reason":            {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.MatchResources": {StructType: "atomic", Fields: map[string]Field{
-		"excludeResourceRules": {ListType: "atomic", Optional: true},
-		"matchPolicy":          {Optional: true},
-		"namespaceSelector":    {Optional: true},
-		"objectSelector":       {Optional: true},
-		"resourceRules":        {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicy": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
-		"matchResources": {Optional: true},
-		"paramRef":       {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicyList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicySpec": {Fields: map[string]Field{
-		"failurePolicy":   {Optional: true},
-		"matchConditions": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"mutations":       {ListType: "atomic", Optional: true},
-		"paramKind":       {Optional: true},
-		"variables":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.MutatingWebhook": {Fields: map[string]Field{
-		"admissionReviewVersions": {ListType: "atomic", Optional: true},
-		"failurePolicy":           {Optional: true},
-		"matchConditions":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"matchPolicy":             {Optional: true},
-		"namespaceSelector":       {Optional: true},
-		"objectSelector":          {Optional: true},
-		"reinvocationPolicy":      {Optional: true},
-		"rules":                   {ListType: "atomic"},
-		"sideEffects":             {Optional: true},
-		"timeoutSeconds":          {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfiguration": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"webhooks": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfigurationList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.NamedRuleWithOperations": {StructType: "atomic", Fields: map[string]Field{
-		"resourceNames": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ParamKind": {StructType: "atomic"},
-	"io.k8s.api.admissionregistration.v1beta1.ParamRef": {StructType: "atomic", Fields: map[string]Field{
-		"namespace": {Optional: true},
-		"selector":  {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ServiceReference": {Fields: map[string]Field{
-		"path": {Optional: true},
-		"port": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.TypeChecking": {Fields: map[string]Field{
-		"expressionWarnings": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicy": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
-		"matchResources":    {Optional: true},
-		"paramRef":          {Optional: true},
-		"policyName":        {Required: true},
-		"validationActions": {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicySpec": {Fields: map[string]Field{
-		"auditAnnotations": {ListType: "atomic", Optional: true},
-		"failurePolicy":    {Optional: true},
-		"matchConditions":  {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"paramKind":        {Optional: true},
-		"validations":      {ListType: "atomic", Optional: true},
-		"variables":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyStatus": {Fields: map[string]Field{
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"observedGeneration": {Optional: true},
-		"typeChecking":       {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ValidatingWebhook": {Fields: map[string]Field{
-		"admissionReviewVersions": {ListType: "atomic", Optional: true},
-		"failurePolicy":           {Optional: true},
-		"matchConditions":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"matchPolicy":             {Optional: true},
-		"namespaceSelector":       {Optional: true},
-		"objectSelector":          {Optional: true},
-		"rules":                   {ListType: "atomic"},
-		"sideEffects":             {ListType: "atomic", Optional: true},
-		"timeoutSeconds":          {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfiguration": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"webhooks": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfigurationList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.Validation": {Fields: map[string]Field{
-		"message":           {Optional: true},
-		"messageExpression": {Optional: true},
-		"reason":            {Optional: true},
-	}},
-	"io.k8s.api.admissionregistration.v1beta1.Variable": {StructType: "atomic"},
-	"io.k8s.api.admissionregistration.v1beta1.WebhookClientConfig": {Fields: map[string]Field{
-		"caBundle": {Optional: true},
-		"service":  {Optional: true},
-		"url":      {Optional: true},
-	}},
-	"io.k8s.api.apidiscovery.v2.APIGroupDiscovery": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"versions": {ListType: "map", ListMapKeys: []string{"version"}, Optional: true},
-	}},
-	"io.k8s.api.apidiscovery.v2.APIGroupDiscoveryList": {Fields: map[string]Field{
-		"items":    {Optional: true},
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apidiscovery.v2.APIResourceDiscovery": {Fields: map[string]Field{
-		"categories":       {ListType: "set", Optional: true},
-		"resource":         {Optional: true},
-		"responseKind":     {Optional: true},
-		"scope":            {Optional: true},
-		"shortNames":       {ListType: "set", Optional: true},
-		"singularResource": {Optional: true},
-		"subresources":     {ListType: "map", ListMapKeys: []string{"subresource"}, Optional: true},
-		"verbs":            {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.apidiscovery.v2.APISubresourceDiscovery": {Fields: map[string]Field{
-		"acceptedTypes": {ListType: "map", ListMapKeys: []string{"group", "version", "kind"}, Optional: true},
-		"responseKind":  {Optional: true},
-		"subresource":   {Optional: true},
-		"verbs":         {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.apidiscovery.v2.APIVersionDiscovery": {Fields: map[string]Field{
-		"freshness": {Optional: true},
-		"resources": {ListType: "map", ListMapKeys: []string{"resource"}, Optional: true},
-		"version":   {Optional: true},
-	}},
-	"io.k8s.api.apidiscovery.v2beta1.APIGroupDiscovery": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"versions": {ListType: "map", ListMapKeys: []string{"version"}, Optional: true},
-	}},
-	"io.k8s.api.apidiscovery.v2beta1.APIGroupDiscoveryList": {Fields: map[string]Field{
-		"items":    {Optional: true},
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apidiscovery.v2beta1.APIResourceDiscovery": {Fields: map[string]Field{
-		"categories":       {ListType: "set", Optional: true},
-		"resource":         {Optional: true},
-		"responseKind":     {Optional: true},
-		"scope":            {Optional: true},
-		"shortNames":       {ListType: "set", Optional: true},
-		"singularResource": {Optional: true},
-		"subresources":     {ListType: "map", ListMapKeys: []string{"subresource"}, Optional: true},
-		"verbs":            {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.apidiscovery.v2beta1.APISubresourceDiscovery": {Fields: map[string]Field{
-		"acceptedTypes": {ListType: "map", ListMapKeys: []string{"group", "version", "kind"}, Optional: true},
-		"responseKind":  {Optional: true},
-		"subresource":   {Optional: true},
-		"verbs":         {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.apidiscovery.v2beta1.APIVersionDiscovery": {Fields: map[string]Field{
-		"freshness": {Optional: true},
-		"resources": {ListType: "map", ListMapKeys: []string{"resource"}, Optional: true},
-		"version":   {Optional: true},
-	}},
-	"io.k8s.api.apiserverinternal.v1alpha1.ServerStorageVersion": {Fields: map[string]Field{
-		"apiServerID":       {Required: true},
-		"decodableVersions": {ListType: "set", Required: true},
-		"encodingVersion":   {Required: true},
-		"servedVersions":    {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.apiserverinternal.v1alpha1.StorageVersion": {Fields: map[string]Field{
-		"metadata": {Required: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apiserverinternal.v1alpha1.StorageVersionCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Required: true},
-		"observedGeneration": {Optional: true},
-		"reason":             {Required: true},
-		"status":             {Required: true},
-		"type":               {Required: true},
-	}},
-	"io.k8s.api.apiserverinternal.v1alpha1.StorageVersionList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apiserverinternal.v1alpha1.StorageVersionStatus": {Fields: map[string]Field{
-		"commonEncodingVersion": {Optional: true},
-		"conditions":            {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"storageVersions":       {ListType: "map", ListMapKeys: []string{"apiServerID"}, Optional: true},
-	}},
-	"io.k8s.api.apps.v1.ControllerRevision": {Fields: map[string]Field{
-		"data":     {Required: true},
-		"metadata": {Optional: true},
-		"revision": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.ControllerRevisionList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.DaemonSet": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.DaemonSetCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.DaemonSetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.DaemonSetSpec": {Fields: map[string]Field{
-		"minReadySeconds":      {Optional: true},
-		"revisionHistoryLimit": {Optional: true},
-		"selector":             {Required: true},
-		"template":             {Required: true},
-		"updateStrategy":       {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.DaemonSetStatus": {Fields: map[string]Field{
-		"collisionCount":         {Optional: true},
-		"conditions":             {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"numberAvailable":        {Optional: true},
-		"numberUnavailable":      {Optional: true},
-		"observedGeneration":     {Optional: true},
-		"updatedNumberScheduled": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.DaemonSetUpdateStrategy": {Fields: map[string]Field{
-		"rollingUpdate": {Optional: true},
-		"type":          {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.Deployment": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.DeploymentCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"lastUpdateTime":     {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.DeploymentList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.DeploymentSpec": {Fields: map[string]Field{
-		"minReadySeconds":         {Optional: true},
-		"paused":                  {Optional: true},
-		"progressDeadlineSeconds": {Optional: true},
-		"replicas":                {Optional: true},
-		"revisionHistoryLimit":    {Optional: true},
-		"selector":                {Required: true},
-		"strategy":                {Optional: true},
-		"template":                {Required: true},
-	}},
-	"io.k8s.api.apps.v1.DeploymentStatus": {Fields: map[string]Field{
-		"availableReplicas":   {Optional: true},
-		"collisionCount":      {Optional: true},
-		"conditions":          {ListType: "map", ListMapKeys: []string{"type"}},
-		"observedGeneration":  {Optional: true},
-		"readyReplicas":       {Optional: true},
-		"replicas":            {Optional: true},
-		"terminatingReplicas": {Optional: true},
-		"unavailableReplicas": {Optional: true},
-		"updatedReplicas":     {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.DeploymentStrategy": {Fields: map[string]Field{
-		"rollingUpdate": {Optional: true},
-		"type":          {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.ReplicaSet": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.ReplicaSetCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.ReplicaSetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.ReplicaSetSpec": {Fields: map[string]Field{
-		"minReadySeconds": {Optional: true},
-		"replicas":        {Optional: true},
-		"selector":        {Required: true},
-		"template":        {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.ReplicaSetStatus": {Fields: map[string]Field{
-		"availableReplicas":    {Optional: true},
-		"conditions":           {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"fullyLabeledReplicas": {Optional: true},
-		"observedGeneration":   {Optional: true},
-		"readyReplicas":        {Optional: true},
-		"terminatingReplicas":  {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.RollingUpdateDaemonSet": {Fields: map[string]Field{
-		"maxSurge":       {Optional: true},
-		"maxUnavailable": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.RollingUpdateDeployment": {Fields: map[string]Field{
-		"maxSurge":       {Optional: true},
-		"maxUnavailable": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy": {Fields: map[string]Field{
-		"maxUnavailable": {Optional: true},
-		"partition":      {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.StatefulSet": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.StatefulSetCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.StatefulSetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.StatefulSetOrdinals": {Fields: map[string]Field{
-		"start": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy": {Fields: map[string]Field{
-		"whenDeleted": {Optional: true},
-		"whenScaled":  {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.StatefulSetSpec": {Fields: map[string]Field{
-		"minReadySeconds":                      {Optional: true},
-		"ordinals":                             {Optional: true},
-		"persistentVolumeClaimRetentionPolicy": {Optional: true},
-		"podManagementPolicy":                  {Optional: true},
-		"replicas":                             {Optional: true},
-		"revisionHistoryLimit":                 {Optional: true},
-		"selector":                             {Required: true},
-		"serviceName":                          {Optional: true},
-		"template":                             {Required: true},
-		"updateStrategy":                       {Optional: true},
-		"volumeClaimTemplates":                 {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.apps.v1.StatefulSetStatus": {Fields: map[string]Field{
-		"availableReplicas":  {Optional: true},
-		"collisionCount":     {Optional: true},
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"observedGeneration": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1.StatefulSetUpdateStrategy": {Fields: map[string]Field{
-		"rollingUpdate": {Optional: true},
-		"type":          {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.ControllerRevision": {Fields: map[string]Field{
-		"data":     {Required: true},
-		"metadata": {Optional: true},
-		"revision": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.ControllerRevisionList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.Deployment": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.DeploymentCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"lastUpdateTime":     {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.DeploymentList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.DeploymentRollback": {Fields: map[string]Field{
-		"name":               {Required: true},
-		"rollbackTo":         {Optional: true},
-		"updatedAnnotations": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.DeploymentSpec": {Fields: map[string]Field{
-		"minReadySeconds":         {Optional: true},
-		"paused":                  {Optional: true},
-		"progressDeadlineSeconds": {Optional: true},
-		"replicas":                {Optional: true},
-		"revisionHistoryLimit":    {Optional: true},
-		"rollbackTo":              {Optional: true},
-		"selector":                {Optional: true},
-		"strategy":                {Optional: true},
-		"template":                {Required: true},
-	}},
-	"io.k8s.api.apps.v1beta1.DeploymentStatus": {Fields: map[string]Field{
-		"availableReplicas":   {Optional: true},
-		"collisionCount":      {Optional: true},
-		"conditions":          {ListType: "map", ListMapKeys: []string{"type"}},
-		"observedGeneration":  {Optional: true},
-		"readyReplicas":       {Optional: true},
-		"replicas":            {Optional: true},
-		"terminatingReplicas": {Optional: true},
-		"unavailableReplicas": {Optional: true},
-		"updatedReplicas":     {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.DeploymentStrategy": {Fields: map[string]Field{
-		"rollingUpdate": {Optional: true},
-		"type":          {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.RollbackConfig": {Fields: map[string]Field{
-		"revision": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.RollingUpdateDeployment": {Fields: map[string]Field{
-		"maxSurge":       {Optional: true},
-		"maxUnavailable": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.RollingUpdateStatefulSetStrategy": {Fields: map[string]Field{
-		"maxUnavailable": {Optional: true},
-		"partition":      {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.Scale": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.ScaleSpec": {Fields: map[string]Field{
-		"replicas": {Optional: true, Default: "0"},
-	}},
-	"io.k8s.api.apps.v1beta1.ScaleStatus": {Fields: map[string]Field{
-		"replicas":       {Optional: true},
-		"selector":       {Optional: true},
-		"targetSelector": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.StatefulSet": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.StatefulSetCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.StatefulSetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.StatefulSetOrdinals": {Fields: map[string]Field{
-		"start": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.StatefulSetPersistentVolumeClaimRetentionPolicy": {Fields: map[string]Field{
-		"whenDeleted": {Optional: true},
-		"whenScaled":  {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.StatefulSetSpec": {Fields: map[string]Field{
-		"minReadySeconds":                      {Optional: true},
-		"ordinals":                             {Optional: true},
-		"persistentVolumeClaimRetentionPolicy": {Optional: true},
-		"podManagementPolicy":                  {Optional: true},
-		"replicas":                             {Optional: true},
-		"revisionHistoryLimit":                 {Optional: true},
-		"selector":                             {Required: true},
-		"serviceName":                          {Optional: true},
-		"template":                             {Required: true},
-		"updateStrategy":                       {Optional: true},
-		"volumeClaimTemplates":                 {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.StatefulSetStatus": {Fields: map[string]Field{
-		"availableReplicas":  {Optional: true},
-		"collisionCount":     {Optional: true},
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"observedGeneration": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta1.StatefulSetUpdateStrategy": {Fields: map[string]Field{
-		"rollingUpdate": {Optional: true},
-		"type":          {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.ControllerRevision": {Fields: map[string]Field{
-		"data":     {Required: true},
-		"metadata": {Optional: true},
-		"revision": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.ControllerRevisionList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DaemonSet": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DaemonSetCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DaemonSetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DaemonSetSpec": {Fields: map[string]Field{
-		"minReadySeconds":      {Optional: true},
-		"revisionHistoryLimit": {Optional: true},
-		"selector":             {Required: true},
-		"template":             {Required: true},
-		"updateStrategy":       {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DaemonSetStatus": {Fields: map[string]Field{
-		"collisionCount":         {Optional: true},
-		"conditions":             {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"numberAvailable":        {Optional: true},
-		"numberUnavailable":      {Optional: true},
-		"observedGeneration":     {Optional: true},
-		"updatedNumberScheduled": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DaemonSetUpdateStrategy": {Fields: map[string]Field{
-		"rollingUpdate": {Optional: true},
-		"type":          {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.Deployment": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DeploymentCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"lastUpdateTime":     {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DeploymentList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DeploymentSpec": {Fields: map[string]Field{
-		"minReadySeconds":         {Optional: true},
-		"paused":                  {Optional: true},
-		"progressDeadlineSeconds": {Optional: true},
-		"replicas":                {Optional: true},
-		"revisionHistoryLimit":    {Optional: true},
-		"selector":                {Required: true},
-		"strategy":                {Optional: true},
-		"template":                {Required: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DeploymentStatus": {Fields: map[string]Field{
-		"availableReplicas":   {Optional: true},
-		"collisionCount":      {Optional: true},
-		"conditions":          {ListType: "map", ListMapKeys: []string{"type"}},
-		"observedGeneration":  {Optional: true},
-		"readyReplicas":       {Optional: true},
-		"replicas":            {Optional: true},
-		"terminatingReplicas": {Optional: true},
-		"unavailableReplicas": {Optional: true},
-		"updatedReplicas":     {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.DeploymentStrategy": {Fields: map[string]Field{
-		"rollingUpdate": {Optional: true},
-		"type":          {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.ReplicaSet": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.ReplicaSetCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.ReplicaSetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.ReplicaSetSpec": {Fields: map[string]Field{
-		"minReadySeconds": {Optional: true},
-		"replicas":        {Optional: true},
-		"selector":        {Required: true},
-		"template":        {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.ReplicaSetStatus": {Fields: map[string]Field{
-		"availableReplicas":    {Optional: true},
-		"conditions":           {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"fullyLabeledReplicas": {Optional: true},
-		"observedGeneration":   {Optional: true},
-		"readyReplicas":        {Optional: true},
-		"terminatingReplicas":  {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.RollingUpdateDaemonSet": {Fields: map[string]Field{
-		"maxSurge":       {Optional: true},
-		"maxUnavailable": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.RollingUpdateDeployment": {Fields: map[string]Field{
-		"maxSurge":       {Optional: true},
-		"maxUnavailable": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.RollingUpdateStatefulSetStrategy": {Fields: map[string]Field{
-		"maxUnavailable": {Optional: true},
-		"partition":      {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.Scale": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.ScaleSpec": {Fields: map[string]Field{
-		"replicas": {Optional: true, Default: "0"},
-	}},
-	"io.k8s.api.apps.v1beta2.ScaleStatus": {Fields: map[string]Field{
-		"replicas":       {Optional: true},
-		"selector":       {MapType: "atomic", Optional: true},
-		"targetSelector": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.StatefulSet": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.StatefulSetCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.StatefulSetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.StatefulSetOrdinals": {Fields: map[string]Field{
-		"start": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.StatefulSetPersistentVolumeClaimRetentionPolicy": {Fields: map[string]Field{
-		"whenDeleted": {Optional: true},
-		"whenScaled":  {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.StatefulSetSpec": {Fields: map[string]Field{
-		"minReadySeconds":                      {Optional: true},
-		"ordinals":                             {Optional: true},
-		"persistentVolumeClaimRetentionPolicy": {Optional: true},
-		"podManagementPolicy":                  {Optional: true},
-		"replicas":                             {Optional: true},
-		"revisionHistoryLimit":                 {Optional: true},
-		"selector":                             {Required: true},
-		"serviceName":                          {Optional: true},
-		"template":                             {Required: true},
-		"updateStrategy":                       {Optional: true},
-		"volumeClaimTemplates":                 {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.StatefulSetStatus": {Fields: map[string]Field{
-		"availableReplicas":  {Optional: true},
-		"collisionCount":     {Optional: true},
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"observedGeneration": {Optional: true},
-	}},
-	"io.k8s.api.apps.v1beta2.StatefulSetUpdateStrategy": {Fields: map[string]Field{
-		"rollingUpdate": {Optional: true},
-		"type":          {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1.BoundObjectReference": {Fields: map[string]Field{
-		"apiVersion": {Optional: true},
-		"kind":       {Optional: true},
-		"name":       {Optional: true},
-		"uid":        {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1.SelfSubjectReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1.SelfSubjectReviewStatus": {Fields: map[string]Field{
-		"userInfo": {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1.TokenRequest": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1.TokenRequestSpec": {Fields: map[string]Field{
-		"attestations":      {Optional: true},
-		"audiences":         {ListType: "atomic", Optional: true},
-		"boundObjectRef":    {Optional: true},
-		"expirationSeconds": {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1.TokenRequestStatus": {Fields: map[string]Field{
-		"expirationTimestamp": {Optional: true},
-		"token":               {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1.TokenReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1.TokenReviewSpec": {Fields: map[string]Field{
-		"audiences": {ListType: "atomic", Optional: true},
-		"token":     {Required: true},
-	}},
-	"io.k8s.api.authentication.v1.TokenReviewStatus": {Fields: map[string]Field{
-		"audiences":     {ListType: "atomic", Optional: true},
-		"authenticated": {Optional: true},
-		"error":         {Optional: true},
-		"user":          {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1.UserInfo": {Fields: map[string]Field{
-		"extra":    {Optional: true},
-		"groups":   {ListType: "atomic", Optional: true},
-		"uid":      {Optional: true},
-		"username": {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1alpha1.SelfSubjectReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1alpha1.SelfSubjectReviewStatus": {Fields: map[string]Field{
-		"userInfo": {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1beta1.SelfSubjectReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1beta1.SelfSubjectReviewStatus": {Fields: map[string]Field{
-		"userInfo": {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1beta1.TokenReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1beta1.TokenReviewSpec": {Fields: map[string]Field{
-		"audiences": {ListType: "atomic", Optional: true},
-		"token":     {Required: true},
-	}},
-	"io.k8s.api.authentication.v1beta1.TokenReviewStatus": {Fields: map[string]Field{
-		"audiences":     {ListType: "atomic", Optional: true},
-		"authenticated": {Optional: true},
-		"error":         {Optional: true},
-		"user":          {Optional: true},
-	}},
-	"io.k8s.api.authentication.v1beta1.UserInfo": {Fields: map[string]Field{
-		"extra":    {Optional: true},
-		"groups":   {ListType: "atomic", Optional: true},
-		"uid":      {Optional: true},
-		"username": {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.FieldSelectorAttributes": {Fields: map[string]Field{
-		"rawSelector":  {Optional: true},
-		"requirements": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.LabelSelectorAttributes": {Fields: map[string]Field{
-		"rawSelector":  {Optional: true},
-		"requirements": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.LocalSubjectAccessReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.NonResourceAttributes": {Fields: map[string]Field{
-		"path": {Optional: true},
-		"verb": {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.NonResourceRule": {Fields: map[string]Field{
-		"nonResourceURLs": {ListType: "atomic", Optional: true},
-		"verbs":           {ListType: "atomic"},
-	}},
-	"io.k8s.api.authorization.v1.ResourceAttributes": {Fields: map[string]Field{
-		"fieldSelector": {Optional: true},
-		"group":         {Optional: true},
-		"labelSelector": {Optional: true},
-		"name":          {Optional: true},
-		"namespace":     {Optional: true},
-		"resource":      {Optional: true},
-		"subresource":   {Optional: true},
-		"verb":          {Optional: true},
-		"version":       {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.ResourceRule": {Fields: map[string]Field{
-		"apiGroups":     {ListType: "atomic", Optional: true},
-		"resourceNames": {ListType: "atomic", Optional: true},
-		"resources":     {ListType: "atomic", Optional: true},
-		"verbs":         {ListType: "atomic"},
-	}},
-	"io.k8s.api.authorization.v1.SelfSubjectAccessReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec": {Fields: map[string]Field{
-		"nonResourceAttributes": {Optional: true},
-		"resourceAttributes":    {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.SelfSubjectRulesReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.SubjectAccessReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.SubjectAccessReviewSpec": {Fields: map[string]Field{
-		"extra":                 {Optional: true},
-		"groups":                {ListType: "atomic", Optional: true},
-		"nonResourceAttributes": {Optional: true},
-		"resourceAttributes":    {Optional: true},
-		"uid":                   {Optional: true},
-		"user":                  {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.SubjectAccessReviewStatus": {Fields: map[string]Field{
-		"denied":          {Optional: true},
-		"evaluationError": {Optional: true},
-		"reason":          {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1.SubjectRulesReviewStatus": {Fields: map[string]Field{
-		"evaluationError":  {Optional: true},
-		"nonResourceRules": {ListType: "atomic"},
-		"resourceRules":    {ListType: "atomic"},
-	}},
-	"io.k8s.api.authorization.v1beta1.LocalSubjectAccessReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1beta1.NonResourceAttributes": {Fields: map[string]Field{
-		"path": {Optional: true},
-		"verb": {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1beta1.NonResourceRule": {Fields: map[string]Field{
-		"nonResourceURLs": {ListType: "atomic", Optional: true},
-		"verbs":           {ListType: "atomic"},
-	}},
-	"io.k8s.api.authorization.v1beta1.ResourceAttributes": {Fields: map[string]Field{
-		"fieldSelector": {Optional: true},
-		"group":         {Optional: true},
-		"labelSelector": {Optional: true},
-		"name":          {Optional: true},
-		"namespace":     {Optional: true},
-		"resource":      {Optional: true},
-		"subresource":   {Optional: true},
-		"verb":          {Optional: true},
-		"version":       {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1beta1.ResourceRule": {Fields: map[string]Field{
-		"apiGroups":     {ListType: "atomic", Optional: true},
-		"resourceNames": {ListType: "atomic", Optional: true},
-		"resources":     {ListType: "atomic", Optional: true},
-		"verbs":         {ListType: "atomic"},
-	}},
-	"io.k8s.api.authorization.v1beta1.SelfSubjectAccessReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1beta1.SelfSubjectAccessReviewSpec": {Fields: map[string]Field{
-		"nonResourceAttributes": {Optional: true},
-		"resourceAttributes":    {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1beta1.SelfSubjectRulesReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1beta1.SubjectAccessReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1beta1.SubjectAccessReviewSpec": {Fields: map[string]Field{
-		"extra":                 {Optional: true},
-		"group":                 {ListType: "atomic", Optional: true},
-		"nonResourceAttributes": {Optional: true},
-		"resourceAttributes":    {Optional: true},
-		"uid":                   {Optional: true},
-		"user":                  {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1beta1.SubjectAccessReviewStatus": {Fields: map[string]Field{
-		"denied":          {Optional: true},
-		"evaluationError": {Optional: true},
-		"reason":          {Optional: true},
-	}},
-	"io.k8s.api.authorization.v1beta1.SubjectRulesReviewStatus": {Fields: map[string]Field{
-		"evaluationError":  {Optional: true},
-		"nonResourceRules": {ListType: "atomic"},
-		"resourceRules":    {ListType: "atomic"},
-	}},
-	"io.k8s.api.autoscaling.v1.ContainerResourceMetricSource": {Fields: map[string]Field{
-		"targetAverageUtilization": {Optional: true},
-		"targetAverageValue":       {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.ContainerResourceMetricStatus": {Fields: map[string]Field{
-		"currentAverageUtilization": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.CrossVersionObjectReference": {StructType: "atomic", Fields: map[string]Field{
-		"apiVersion": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.ExternalMetricSource": {Fields: map[string]Field{
-		"metricSelector":     {Optional: true},
-		"targetAverageValue": {Optional: true},
-		"targetValue":        {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.ExternalMetricStatus": {Fields: map[string]Field{
-		"currentAverageValue": {Optional: true},
-		"metricSelector":      {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"observedGeneration": {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec": {Fields: map[string]Field{
-		"maxReplicas":                    {Required: true},
-		"minReplicas":                    {Optional: true},
-		"targetCPUUtilizationPercentage": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus": {Fields: map[string]Field{
-		"currentCPUUtilizationPercentage": {Optional: true},
-		"lastScaleTime":                   {Optional: true},
-		"observedGeneration":              {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.MetricSpec": {Fields: map[string]Field{
-		"containerResource": {Optional: true},
-		"external":          {Optional: true},
-		"object":            {Optional: true},
-		"pods":              {Optional: true},
-		"resource":          {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.MetricStatus": {Fields: map[string]Field{
-		"containerResource": {Optional: true},
-		"external":          {Optional: true},
-		"object":            {Optional: true},
-		"pods":              {Optional: true},
-		"resource":          {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.ObjectMetricSource": {Fields: map[string]Field{
-		"averageValue": {Optional: true},
-		"selector":     {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.ObjectMetricStatus": {Fields: map[string]Field{
-		"averageValue": {Optional: true},
-		"selector":     {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.PodsMetricSource": {Fields: map[string]Field{
-		"selector": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.PodsMetricStatus": {Fields: map[string]Field{
-		"selector": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.ResourceMetricSource": {Fields: map[string]Field{
-		"targetAverageUtilization": {Optional: true},
-		"targetAverageValue":       {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.ResourceMetricStatus": {Fields: map[string]Field{
-		"currentAverageUtilization": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.Scale": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v1.ScaleSpec": {Fields: map[string]Field{
-		"replicas": {Optional: true, Default: "0"},
-	}},
-	"io.k8s.api.autoscaling.v1.ScaleStatus": {Fields: map[string]Field{
-		"selector": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.CrossVersionObjectReference": {Fields: map[string]Field{
-		"apiVersion": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.HPAScalingRules": {Fields: map[string]Field{
-		"policies":                   {ListType: "atomic", Optional: true},
-		"selectPolicy":               {Optional: true},
-		"stabilizationWindowSeconds": {Optional: true},
-		"tolerance":                  {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerBehavior": {Fields: map[string]Field{
-		"scaleDown": {Optional: true},
-		"scaleUp":   {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"observedGeneration": {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec": {Fields: map[string]Field{
-		"behavior":    {Optional: true},
-		"maxReplicas": {Required: true},
-		"metrics":     {ListType: "atomic", Optional: true},
-		"minReplicas": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {Fields: map[string]Field{
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"currentMetrics":     {ListType: "atomic", Optional: true},
-		"currentReplicas":    {Optional: true},
-		"lastScaleTime":      {Optional: true},
-		"observedGeneration": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.MetricIdentifier": {Fields: map[string]Field{
-		"selector": {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.MetricSpec": {Fields: map[string]Field{
-		"containerResource": {Optional: true},
-		"external":          {Optional: true},
-		"object":            {Optional: true},
-		"pods":              {Optional: true},
-		"resource":          {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.MetricStatus": {Fields: map[string]Field{
-		"containerResource": {Optional: true},
-		"external":          {Optional: true},
-		"object":            {Optional: true},
-		"pods":              {Optional: true},
-		"resource":          {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.MetricTarget": {Fields: map[string]Field{
-		"averageUtilization": {Optional: true},
-		"averageValue":       {Optional: true},
-		"value":              {Optional: true},
-	}},
-	"io.k8s.api.autoscaling.v2.MetricValueStatus": {Fields: map[string]Field{
-		"averageUtilization": {Optional: true},
-		"averageValue":       {Optional: true},
-		"value":              {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.CronJob": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.CronJobList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.CronJobSpec": {Fields: map[string]Field{
-		"concurrencyPolicy":          {Optional: true},
-		"failedJobsHistoryLimit":     {Optional: true},
-		"schedule":                   {Required: true},
-		"startingDeadlineSeconds":    {Optional: true},
-		"successfulJobsHistoryLimit": {Optional: true},
-		"suspend":                    {Optional: true},
-		"timeZone":                   {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.CronJobStatus": {Fields: map[string]Field{
-		"active":             {ListType: "atomic", Optional: true},
-		"lastScheduleTime":   {Optional: true},
-		"lastSuccessfulTime": {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.Job": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.JobCondition": {Fields: map[string]Field{
-		"lastProbeTime":      {Optional: true},
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.JobList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.JobSchedulingConfiguration": {Fields: map[string]Field{
-		"disruptionMode":        {Optional: true},
-		"resourceClaims":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"schedulingConstraints": {Optional: true},
-		"schedulingPolicy":      {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.JobSpec": {Fields: map[string]Field{
-		"activeDeadlineSeconds":   {Optional: true},
-		"backoffLimit":            {Optional: true},
-		"backoffLimitPerIndex":    {Optional: true},
-		"completionMode":          {Optional: true},
-		"completions":             {Optional: true},
-		"managedBy":               {Optional: true},
-		"manualSelector":          {Optional: true},
-		"maxFailedIndexes":        {Optional: true},
-		"parallelism":             {Optional: true},
-		"podFailurePolicy":        {Optional: true},
-		"podReplacementPolicy":    {Optional: true},
-		"scheduling":              {Optional: true},
-		"selector":                {Optional: true},
-		"successPolicy":           {Optional: true},
-		"suspend":                 {Optional: true},
-		"ttlSecondsAfterFinished": {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.JobStatus": {Fields: map[string]Field{
-		"active":                  {Optional: true},
-		"completedIndexes":        {Optional: true},
-		"completionTime":          {Optional: true},
-		"conditions":              {ListType: "atomic", Optional: true},
-		"failed":                  {Optional: true},
-		"failedIndexes":           {Optional: true},
-		"startTime":               {Optional: true},
-		"succeeded":               {Optional: true},
-		"terminating":             {Optional: true},
-		"uncountedTerminatedPods": {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.JobTemplateSpec": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.PodFailurePolicy": {Fields: map[string]Field{
-		"rules": {ListType: "atomic"},
-	}},
-	"io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement": {Fields: map[string]Field{
-		"containerName": {Optional: true},
-		"values":        {ListType: "set"},
-	}},
-	"io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern": {Fields: map[string]Field{
-		"status": {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.PodFailurePolicyRule": {Fields: map[string]Field{
-		"onExitCodes":     {Optional: true},
-		"onPodConditions": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.batch.v1.SuccessPolicy": {Fields: map[string]Field{
-		"rules": {ListType: "atomic"},
-	}},
-	"io.k8s.api.batch.v1.SuccessPolicyRule": {Fields: map[string]Field{
-		"succeededCount":   {Optional: true},
-		"succeededIndexes": {Optional: true},
-	}},
-	"io.k8s.api.batch.v1.UncountedTerminatedPods": {Fields: map[string]Field{
-		"failed":    {ListType: "set", Optional: true},
-		"succeeded": {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.batch.v1beta1.CronJob": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.batch.v1beta1.CronJobList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.batch.v1beta1.CronJobSpec": {Fields: map[string]Field{
-		"concurrencyPolicy":          {Optional: true},
-		"failedJobsHistoryLimit":     {Optional: true},
-		"schedule":                   {Required: true},
-		"startingDeadlineSeconds":    {Optional: true},
-		"successfulJobsHistoryLimit": {Optional: true},
-		"suspend":                    {Optional: true},
-		"timeZone":                   {Optional: true},
-	}},
-	"io.k8s.api.batch.v1beta1.CronJobStatus": {Fields: map[string]Field{
-		"active":             {ListType: "atomic", Optional: true},
-		"lastScheduleTime":   {Optional: true},
-		"lastSuccessfulTime": {Optional: true},
-	}},
-	"io.k8s.api.batch.v1beta1.JobTemplateSpec": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.CertificateSigningRequest": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.CertificateSigningRequestCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"lastUpdateTime":     {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.CertificateSigningRequestList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.CertificateSigningRequestSpec": {Fields: map[string]Field{
-		"expirationSeconds": {Optional: true},
-		"extra":             {Optional: true},
-		"groups":            {ListType: "atomic", Optional: true},
-		"uid":               {Optional: true},
-		"usages":            {ListType: "atomic"},
-		"username":          {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.CertificateSigningRequestStatus": {Fields: map[string]Field{
-		"certificate": {Optional: true},
-		"conditions":  {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.ClusterTrustBundle": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.ClusterTrustBundleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.ClusterTrustBundleSpec": {Fields: map[string]Field{
-		"signerName": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.PodCertificateRequest": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.PodCertificateRequestList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.PodCertificateRequestSpec": {Fields: map[string]Field{
-		"maxExpirationSeconds":      {Optional: true, Default: "86400"},
-		"nodeName":                  {Required: true},
-		"nodeUID":                   {Required: true},
-		"podName":                   {Required: true},
-		"podUID":                    {Required: true},
-		"serviceAccountName":        {Required: true},
-		"serviceAccountUID":         {Required: true},
-		"signerName":                {Required: true},
-		"stubPKCS10Request":         {Required: true},
-		"unverifiedUserAnnotations": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1.PodCertificateRequestStatus": {Fields: map[string]Field{
-		"beginRefreshAt":   {Optional: true},
-		"certificateChain": {Optional: true},
-		"conditions":       {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"notAfter":         {Optional: true},
-		"notBefore":        {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1alpha1.ClusterTrustBundle": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1alpha1.ClusterTrustBundleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1alpha1.ClusterTrustBundleSpec": {Fields: map[string]Field{
-		"signerName": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.CertificateSigningRequest": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.CertificateSigningRequestCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"lastUpdateTime":     {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.CertificateSigningRequestList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.CertificateSigningRequestSpec": {Fields: map[string]Field{
-		"expirationSeconds": {Optional: true},
-		"extra":             {Optional: true},
-		"groups":            {ListType: "atomic", Optional: true},
-		"signerName":        {Optional: true},
-		"uid":               {Optional: true},
-		"usages":            {ListType: "atomic"},
-		"username":          {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.CertificateSigningRequestStatus": {Fields: map[string]Field{
-		"certificate": {Optional: true},
-		"conditions":  {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.ClusterTrustBundle": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.ClusterTrustBundleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.ClusterTrustBundleSpec": {Fields: map[string]Field{
-		"signerName": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.PodCertificateRequest": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.PodCertificateRequestList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.PodCertificateRequestSpec": {Fields: map[string]Field{
-		"maxExpirationSeconds": {Optional: true, Default: "86400"},
-		"nodeName":             {Required: true},
-		"nodeUID":              {Required: true},
-		"pkixPublicKey":        {Optional: true},
-		"podName":              {Required: true},
-		"podUID":               {Required: true},
-		"proofOfPossession":    {Optional: true},
-		"serviceAccountName":   {Required: true},
-		"serviceAccountUID":    {Required: true},
-		"signerName":           {Required: true},
-	}},
-	"io.k8s.api.certificates.v1beta1.PodCertificateRequestStatus": {Fields: map[string]Field{
-		"beginRefreshAt":   {Optional: true},
-		"certificateChain": {Optional: true},
-		"conditions":       {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"notAfter":         {Optional: true},
-		"notBefore":        {Optional: true},
-	}},
-	"io.k8s.api.coordination.v1.Lease": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.coordination.v1.LeaseList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.coordination.v1.LeaseSpec": {Fields: map[string]Field{
-		"acquireTime":          {Optional: true},
-		"holderIdentity":       {Optional: true},
-		"leaseDurationSeconds": {Optional: true},
-		"leaseTransitions":     {Optional: true},
-		"preferredHolder":      {Optional: true},
-		"renewTime":            {Optional: true},
-		"strategy":             {Optional: true},
-	}},
-	"io.k8s.api.coordination.v1alpha2.LeaseCandidate": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.coordination.v1alpha2.LeaseCandidateList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.coordination.v1alpha2.LeaseCandidateSpec": {Fields: map[string]Field{
-		"binaryVersion":    {Required: true},
-		"emulationVersion": {Optional: true},
-		"leaseName":        {Required: true},
-		"pingTime":         {Optional: true},
-		"renewTime":        {Optional: true},
-		"strategy":         {Required: true},
-	}},
-	"io.k8s.api.coordination.v1beta1.Lease": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.coordination.v1beta1.LeaseCandidate": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.coordination.v1beta1.LeaseCandidateList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.coordination.v1beta1.LeaseCandidateSpec": {Fields: map[string]Field{
-		"binaryVersion":    {Required: true},
-		"emulationVersion": {Optional: true},
-		"leaseName":        {Required: true},
-		"pingTime":         {Optional: true},
-		"renewTime":        {Optional: true},
-		"strategy":         {Required: true},
-	}},
-	"io.k8s.api.coordination.v1beta1.LeaseList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.coordination.v1beta1.LeaseSpec": {Fields: map[string]Field{
-		"acquireTime":          {Optional: true},
-		"holderIdentity":       {Optional: true},
-		"leaseDurationSeconds": {Optional: true},
-		"leaseTransitions":     {Optional: true},
-		"preferredHolder":      {Optional: true},
-		"renewTime":            {Optional: true},
-		"strategy":             {Optional: true},
-	}},
-	"io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource": {Fields: map[string]Field{
-		"fsType":    {Optional: true},
-		"partition": {Optional: true},
-		"readOnly":  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Affinity": {Fields: map[string]Field{
-		"nodeAffinity":    {Optional: true},
-		"podAffinity":     {Optional: true},
-		"podAntiAffinity": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.AppArmorProfile": {Fields: map[string]Field{
-		"localhostProfile": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.AvoidPods": {Fields: map[string]Field{
-		"preferAvoidPods": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.AzureDiskVolumeSource": {Fields: map[string]Field{
-		"cachingMode": {Optional: true, Default: `"ReadWrite"`},
-		"fsType":      {Optional: true, Default: `"ext4"`},
-		"kind":        {Default: `"Shared"`},
-		"readOnly":    {Optional: true, Default: "false"},
-	}},
-	"io.k8s.api.core.v1.AzureFilePersistentVolumeSource": {Fields: map[string]Field{
-		"readOnly":        {Optional: true},
-		"secretNamespace": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.AzureFileVolumeSource": {Fields: map[string]Field{
-		"readOnly": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Binding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.CSIPersistentVolumeSource": {Fields: map[string]Field{
-		"controllerExpandSecretRef":  {Optional: true},
-		"controllerPublishSecretRef": {Optional: true},
-		"fsType":                     {Optional: true},
-		"nodeExpandSecretRef":        {Optional: true},
-		"nodePublishSecretRef":       {Optional: true},
-		"nodeStageSecretRef":         {Optional: true},
-		"readOnly":                   {Optional: true},
-		"volumeAttributes":           {Optional: true},
-	}},
-	"io.k8s.api.core.v1.CSIVolumeSource": {Fields: map[string]Field{
-		"fsType":               {Optional: true},
-		"nodePublishSecretRef": {Optional: true},
-		"readOnly":             {Optional: true},
-		"volumeAttributes":     {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Capabilities": {Fields: map[string]Field{
-		"add":  {ListType: "atomic", Optional: true},
-		"drop": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.CephFSPersistentVolumeSource": {Fields: map[string]Field{
-		"monitors":   {ListType: "atomic"},
-		"path":       {Optional: true},
-		"readOnly":   {Optional: true},
-		"secretFile": {Optional: true},
-		"secretRef":  {Optional: true},
-		"user":       {Optional: true},
-	}},
-	"io.k8s.api.core.v1.CephFSVolumeSource": {Fields: map[string]Field{
-		"monitors":   {ListType: "atomic"},
-		"path":       {Optional: true},
-		"readOnly":   {Optional: true},
-		"secretFile": {Optional: true},
-		"secretRef":  {Optional: true},
-		"user":       {Optional: true},
-	}},
-	"io.k8s.api.core.v1.CinderPersistentVolumeSource": {Fields: map[string]Field{
-		"fsType":    {Optional: true},
-		"readOnly":  {Optional: true},
-		"secretRef": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.CinderVolumeSource": {Fields: map[string]Field{
-		"fsType":    {Optional: true},
-		"readOnly":  {Optional: true},
-		"secretRef": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ClientIPConfig": {Fields: map[string]Field{
-		"timeoutSeconds": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ClusterTrustBundleProjection": {Fields: map[string]Field{
-		"labelSelector": {Optional: true},
-		"name":          {Optional: true},
-		"optional":      {Optional: true},
-		"signerName":    {Optional: true},
-		"user":          {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ComponentCondition": {Fields: map[string]Field{
-		"error":   {Optional: true},
-		"message": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ComponentStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"metadata":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ComponentStatusList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ConfigMap": {Fields: map[string]Field{
-		"binaryData": {Optional: true},
-		"data":       {Optional: true},
-		"immutable":  {Optional: true},
-		"metadata":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ConfigMapEnvSource": {Fields: map[string]Field{
-		"optional": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ConfigMapKeySelector": {StructType: "atomic", Fields: map[string]Field{
-		"optional": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ConfigMapList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ConfigMapNodeConfigSource": {Fields: map[string]Field{
-		"resourceVersion": {Optional: true},
-		"uid":             {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ConfigMapProjection": {Fields: map[string]Field{
-		"items":    {ListType: "atomic", Optional: true},
-		"optional": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ConfigMapVolumeSource": {Fields: map[string]Field{
-		"defaultMode": {Optional: true},
-		"defaultUser": {Optional: true},
-		"items":       {ListType: "atomic", Optional: true},
-		"optional":    {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Container": {Fields: map[string]Field{
-		"args":                     {ListType: "atomic", Optional: true},
-		"command":                  {ListType: "atomic", Optional: true},
-		"env":                      {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"envFrom":                  {ListType: "atomic", Optional: true},
-		"image":                    {Optional: true},
-		"imagePullPolicy":          {Optional: true},
-		"lifecycle":                {Optional: true},
-		"livenessProbe":            {Optional: true},
-		"ports":                    {ListType: "map", ListMapKeys: []string{"containerPort", "protocol"}, Optional: true},
-		"readinessProbe":           {Optional: true},
-		"resizePolicy":             {ListType: "atomic", Optional: true},
-		"resources":                {Optional: true},
-		"restartPolicy":            {Optional: true},
-		"restartPolicyRules":       {ListType: "atomic", Optional: true},
-		"securityContext":          {Optional: true},
-		"startupProbe":             {Optional: true},
-		"stdin":                    {Optional: true},
-		"stdinOnce":                {Optional: true},
-		"terminationMessagePath":   {Optional: true},
-		"terminationMessagePolicy": {Optional: true},
-		"tty":                      {Optional: true},
-		"volumeDevices":            {ListType: "map", ListMapKeys: []string{"devicePath"}, Optional: true},
-		"volumeMounts":             {ListType: "map", ListMapKeys: []string{"mountPath"}, Optional: true},
-		"workingDir":               {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ContainerImage": {Fields: map[string]Field{
-		"names":     {ListType: "atomic", Optional: true},
-		"sizeBytes": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ContainerPort": {Fields: map[string]Field{
-		"hostIP":   {Optional: true},
-		"hostPort": {Optional: true},
-		"name":     {Optional: true},
-		"protocol": {Optional: true, Default: `"TCP"`},
-	}},
-	"io.k8s.api.core.v1.ContainerRestartRule": {Fields: map[string]Field{
-		"action":    {Required: true},
-		"exitCodes": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes": {Fields: map[string]Field{
-		"operator": {Required: true},
-		"values":   {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.core.v1.ContainerState": {Fields: map[string]Field{
-		"running":    {Optional: true},
-		"terminated": {Optional: true},
-		"waiting":    {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ContainerStateRunning": {Fields: map[string]Field{
-		"startedAt": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ContainerStateTerminated": {Fields: map[string]Field{
-		"containerID": {Optional: true},
-		"finishedAt":  {Optional: true},
-		"message":     {Optional: true},
-		"reason":      {Optional: true},
-		"signal":      {Optional: true},
-		"startedAt":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ContainerStateWaiting": {Fields: map[string]Field{
-		"message": {Optional: true},
-		"reason":  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ContainerStatus": {Fields: map[string]Field{
-		"allocatedResources":       {Optional: true},
-		"allocatedResourcesStatus": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"containerID":              {Optional: true},
-		"lastState":                {Optional: true},
-		"resources":                {Optional: true},
-		"started":                  {Optional: true},
-		"state":                    {Optional: true},
-		"stopSignal":               {Optional: true},
-		"user":                     {Optional: true},
-		"volumeMounts":             {ListType: "map", ListMapKeys: []string{"mountPath"}, Optional: true},
-	}},
-	"io.k8s.api.core.v1.ContainerUser": {Fields: map[string]Field{
-		"linux": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.DownwardAPIProjection": {Fields: map[string]Field{
-		"items": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.DownwardAPIVolumeFile": {Fields: map[string]Field{
-		"fieldRef":         {Optional: true},
-		"mode":             {Optional: true},
-		"resourceFieldRef": {Optional: true},
-		"user":             {Optional: true},
-	}},
-	"io.k8s.api.core.v1.DownwardAPIVolumeSource": {Fields: map[string]Field{
-		"defaultMode": {Optional: true},
-		"defaultUser": {Optional: true},
-		"items":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.EmptyDirVolumeSource": {Fields: map[string]Field{
-		"medium":    {Optional: true},
-		"mode":      {Optional: true},
-		"sizeLimit": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EndpointAddress": {StructType: "atomic", Fields: map[string]Field{
-		"hostname":  {Optional: true},
-		"nodeName":  {Optional: true},
-		"targetRef": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EndpointPort": {StructType: "atomic", Fields: map[string]Field{
-		"appProtocol": {Optional: true},
-		"name":        {Optional: true},
-		"protocol":    {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EndpointSubset": {Fields: map[string]Field{
-		"addresses":         {ListType: "atomic", Optional: true},
-		"notReadyAddresses": {ListType: "atomic", Optional: true},
-		"ports":             {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.Endpoints": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"subsets":  {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.EndpointsList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EnvFromSource": {Fields: map[string]Field{
-		"configMapRef": {Optional: true},
-		"prefix":       {Optional: true},
-		"secretRef":    {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EnvVar": {Fields: map[string]Field{
-		"value":     {Optional: true},
-		"valueFrom": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EnvVarSource": {Fields: map[string]Field{
-		"configMapKeyRef":  {Optional: true},
-		"fieldRef":         {Optional: true},
-		"fileKeyRef":       {Optional: true},
-		"resourceFieldRef": {Optional: true},
-		"secretKeyRef":     {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EphemeralContainer": {Fields: map[string]Field{
-		"targetContainerName": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EphemeralContainerCommon": {Fields: map[string]Field{
-		"args":                     {ListType: "atomic", Optional: true},
-		"command":                  {ListType: "atomic", Optional: true},
-		"env":                      {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"envFrom":                  {ListType: "atomic", Optional: true},
-		"imagePullPolicy":          {Optional: true},
-		"lifecycle":                {Optional: true},
-		"livenessProbe":            {Optional: true},
-		"ports":                    {ListType: "map", ListMapKeys: []string{"containerPort", "protocol"}, Optional: true},
-		"readinessProbe":           {Optional: true},
-		"resizePolicy":             {ListType: "atomic", Optional: true},
-		"resources":                {Optional: true},
-		"restartPolicy":            {Optional: true},
-		"restartPolicyRules":       {ListType: "atomic", Optional: true},
-		"securityContext":          {Optional: true},
-		"startupProbe":             {Optional: true},
-		"stdin":                    {Optional: true},
-		"stdinOnce":                {Optional: true},
-		"terminationMessagePath":   {Optional: true},
-		"terminationMessagePolicy": {Optional: true},
-		"tty":                      {Optional: true},
-		"volumeDevices":            {ListType: "map", ListMapKeys: []string{"devicePath"}, Optional: true},
-		"volumeMounts":             {ListType: "map", ListMapKeys: []string{"mountPath"}, Optional: true},
-		"workingDir":               {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Event": {Fields: map[string]Field{
-		"action":             {Optional: true},
-		"count":              {Optional: true},
-		"eventTime":          {Optional: true},
-		"firstTimestamp":     {Optional: true},
-		"lastTimestamp":      {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"related":            {Optional: true},
-		"reportingComponent": {Optional: true},
-		"reportingInstance":  {Optional: true},
-		"series":             {Optional: true},
-		"source":             {Optional: true},
-		"type":               {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EventList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EventSource": {Fields: map[string]Field{
-		"component": {Optional: true},
-		"host":      {Optional: true},
-	}},
-	"io.k8s.api.core.v1.EvictionResponder": {StructType: "atomic", Fields: map[string]Field{
-		"name":     {Required: true},
-		"priority": {Required: true},
-	}},
-	"io.k8s.api.core.v1.ExecAction": {Fields: map[string]Field{
-		"command": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.FCVolumeSource": {Fields: map[string]Field{
-		"fsType":     {Optional: true},
-		"lun":        {Optional: true},
-		"readOnly":   {Optional: true},
-		"targetWWNs": {ListType: "atomic", Optional: true},
-		"wwids":      {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.FileKeySelector": {StructType: "atomic", Fields: map[string]Field{
-		"key":        {Required: true},
-		"optional":   {Optional: true, Default: "false"},
-		"path":       {Required: true},
-		"volumeName": {Required: true},
-	}},
-	"io.k8s.api.core.v1.FlexPersistentVolumeSource": {Fields: map[string]Field{
-		"fsType":    {Optional: true},
-		"options":   {Optional: true},
-		"readOnly":  {Optional: true},
-		"secretRef": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.FlexVolumeSource": {Fields: map[string]Field{
-		"fsType":    {Optional: true},
-		"options":   {Optional: true},
-		"readOnly":  {Optional: true},
-		"secretRef": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.FlockerVolumeSource": {Fields: map[string]Field{
-		"datasetName": {Optional: true},
-		"datasetUUID": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.GCEPersistentDiskVolumeSource": {Fields: map[string]Field{
-		"fsType":    {Optional: true},
-		"partition": {Optional: true},
-		"readOnly":  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.GRPCAction": {Fields: map[string]Field{
-		"mode":    {Optional: true},
-		"service": {Optional: true, Default: `""`},
-	}},
-	"io.k8s.api.core.v1.GitRepoVolumeSource": {Fields: map[string]Field{
-		"directory": {Optional: true},
-		"revision":  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.GlusterfsPersistentVolumeSource": {Fields: map[string]Field{
-		"endpointsNamespace": {Optional: true},
-		"readOnly":           {Optional: true},
-	}},
-	"io.k8s.api.core.v1.GlusterfsVolumeSource": {Fields: map[string]Field{
-		"readOnly": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.HTTPGetAction": {Fields: map[string]Field{
-		"host":        {Optional: true},
-		"httpHeaders": {ListType: "atomic", Optional: true},
-		"path":        {Optional: true},
-		"protocol":    {Optional: true},
-		"scheme":      {Optional: true},
-	}},
-	"io.k8s.api.core.v1.HostAlias": {Fields: map[string]Field{
-		"hostnames": {ListType: "atomic"},
-		"ip":        {Required: true},
-	}},
-	"io.k8s.api.core.v1.HostIP": {Fields: map[string]Field{
-		"ip": {Required: true},
-	}},
-	"io.k8s.api.core.v1.HostPathVolumeSource": {Fields: map[string]Field{
-		"type": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ISCSIPersistentVolumeSource": {Fields: map[string]Field{
-		"chapAuthDiscovery": {Optional: true},
-		"chapAuthSession":   {Optional: true},
-		"fsType":            {Optional: true},
-		"initiatorName":     {Optional: true},
-		"iscsiInterface":    {Optional: true, Default: `"default"`},
-		"portals":           {ListType: "atomic", Optional: true},
-		"readOnly":          {Optional: true},
-		"secretRef":         {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ISCSIVolumeSource": {Fields: map[string]Field{
-		"chapAuthDiscovery": {Optional: true},
-		"chapAuthSession":   {Optional: true},
-		"fsType":            {Optional: true},
-		"initiatorName":     {Optional: true},
-		"iscsiInterface":    {Optional: true, Default: `"default"`},
-		"portals":           {ListType: "atomic", Optional: true},
-		"readOnly":          {Optional: true},
-		"secretRef":         {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ImageVolumeSource": {Fields: map[string]Field{
-		"pullPolicy": {Optional: true},
-		"reference":  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ImageVolumeStatus": {Fields: map[string]Field{
-		"imageRef": {Required: true},
-	}},
-	"io.k8s.api.core.v1.KeyToPath": {Fields: map[string]Field{
-		"mode": {Optional: true},
-		"user": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Lifecycle": {Fields: map[string]Field{
-		"postStart":  {Optional: true},
-		"preStop":    {Optional: true},
-		"stopSignal": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.LifecycleHandler": {Fields: map[string]Field{
-		"exec":      {Optional: true},
-		"httpGet":   {Optional: true},
-		"sleep":     {Optional: true},
-		"tcpSocket": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.LimitRange": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.core.v1.LimitRangeItem": {Fields: map[string]Field{
-		"default":              {Optional: true},
-		"defaultRequest":       {Optional: true},
-		"max":                  {Optional: true},
-		"maxLimitRequestRatio": {Optional: true},
-		"min":                  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.LimitRangeList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.LimitRangeSpec": {Fields: map[string]Field{
-		"limits": {ListType: "atomic"},
-	}},
-	"io.k8s.api.core.v1.LinuxContainerUser": {Fields: map[string]Field{
-		"supplementalGroups": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.LoadBalancerIngress": {Fields: map[string]Field{
-		"hostname": {Optional: true},
-		"ip":       {Optional: true},
-		"ipMode":   {Optional: true},
-		"ports":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.LoadBalancerStatus": {Fields: map[string]Field{
-		"ingress": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.LocalObjectReference": {StructType: "atomic", Fields: map[string]Field{
-		"name": {Optional: true, Default: `""`},
-	}},
-	"io.k8s.api.core.v1.LocalVolumeSource": {Fields: map[string]Field{
-		"fsType": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NFSVolumeSource": {Fields: map[string]Field{
-		"readOnly": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Namespace": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NamespaceCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NamespaceList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NamespaceSpec": {Fields: map[string]Field{
-		"finalizers": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.NamespaceStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"phase":      {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Node": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeAffinity": {Fields: map[string]Field{
-		"preferredDuringSchedulingIgnoredDuringExecution": {ListType: "atomic", Optional: true},
-		"requiredDuringSchedulingIgnoredDuringExecution":  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeAllocatableMappedResources": {Fields: map[string]Field{
-		"name":     {Required: true},
-		"quantity": {Required: true},
-	}},
-	"io.k8s.api.core.v1.NodeAllocatableOverheadResources": {Fields: map[string]Field{
-		"name":         {Required: true},
-		"perContainer": {Optional: true},
-		"perPod":       {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus": {Fields: map[string]Field{
-		"containers":        {ListType: "set", Optional: true},
-		"mapping":           {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"overhead":          {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"resourceClaimName": {Required: true},
-	}},
-	"io.k8s.api.core.v1.NodeCondition": {Fields: map[string]Field{
-		"lastHeartbeatTime":  {Optional: true},
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeConfigStatus": {Fields: map[string]Field{
-		"active":        {Optional: true},
-		"assigned":      {Optional: true},
-		"error":         {Optional: true},
-		"lastKnownGood": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeDaemonEndpoints": {Fields: map[string]Field{
-		"kubeletEndpoint": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeFeatures": {Fields: map[string]Field{
-		"supplementalGroupsPolicy": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodePodPreemptionPolicy": {Fields: map[string]Field{
-		"disableResizePreemption": {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeProxyOptions": {Fields: map[string]Field{
-		"path": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeRuntimeHandler": {Fields: map[string]Field{
-		"features": {Optional: true},
-		"name":     {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeRuntimeHandlerFeatures": {Fields: map[string]Field{
-		"recursiveReadOnlyMounts": {Optional: true},
-		"userNamespaces":          {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeSelector": {StructType: "atomic", Fields: map[string]Field{
-		"nodeSelectorTerms": {ListType: "atomic"},
-	}},
-	"io.k8s.api.core.v1.NodeSelectorRequirement": {Fields: map[string]Field{
-		"values": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeSelectorTerm": {StructType: "atomic", Fields: map[string]Field{
-		"matchExpressions": {ListType: "atomic", Optional: true},
-		"matchFields":      {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeSpec": {Fields: map[string]Field{
-		"configSource":        {Optional: true},
-		"externalID":          {Optional: true},
-		"podCIDR":             {Optional: true},
-		"podCIDRs":            {ListType: "set", Optional: true},
-		"podPreemptionPolicy": {Optional: true},
-		"providerID":          {Optional: true},
-		"taints":              {ListType: "atomic", Optional: true},
-		"unschedulable":       {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeStatus": {Fields: map[string]Field{
-		"addresses":        {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"allocatable":      {Optional: true},
-		"capacity":         {Optional: true},
-		"conditions":       {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"config":           {Optional: true},
-		"daemonEndpoints":  {Optional: true},
-		"declaredFeatures": {ListType: "atomic", Optional: true},
-		"features":         {Optional: true},
-		"images":           {ListType: "atomic", Optional: true},
-		"nodeInfo":         {Optional: true},
-		"phase":            {Optional: true},
-		"runtimeHandlers":  {ListType: "atomic", Optional: true},
-		"volumesAttached":  {ListType: "atomic", Optional: true},
-		"volumesInUse":     {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeSwapStatus": {Fields: map[string]Field{
-		"capacity": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.NodeSystemInfo": {Fields: map[string]Field{
-		"runningInUserNamespace": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ObjectFieldSelector": {StructType: "atomic", Fields: map[string]Field{
-		"apiVersion": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ObjectReference": {StructType: "atomic", Fields: map[string]Field{
-		"apiVersion":      {Optional: true},
-		"fieldPath":       {Optional: true},
-		"kind":            {Optional: true},
-		"name":            {Optional: true},
-		"namespace":       {Optional: true},
-		"resourceVersion": {Optional: true},
-		"uid":             {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolume": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeClaim": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeClaimCondition": {Fields: map[string]Field{
-		"lastProbeTime":      {Optional: true},
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeClaimList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeClaimSpec": {Fields: map[string]Field{
-		"accessModes":               {ListType: "atomic", Optional: true},
-		"dataSource":                {Optional: true},
-		"dataSourceRef":             {Optional: true},
-		"resources":                 {Optional: true},
-		"selector":                  {Optional: true},
-		"storageClassName":          {Optional: true},
-		"volumeAttributesClassName": {Optional: true},
-		"volumeMode":                {Optional: true},
-		"volumeName":                {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeClaimStatus": {Fields: map[string]Field{
-		"accessModes":                      {ListType: "atomic", Optional: true},
-		"allocatedResourceStatuses":        {MapType: "granular", Optional: true},
-		"allocatedResources":               {Optional: true},
-		"capacity":                         {Optional: true},
-		"conditions":                       {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"currentVolumeAttributesClassName": {Optional: true},
-		"healthStatus":                     {Optional: true},
-		"modifyVolumeStatus":               {Optional: true},
-		"phase":                            {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeClaimTemplate": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource": {Fields: map[string]Field{
-		"readOnly": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeSource": {Fields: map[string]Field{
-		"awsElasticBlockStore": {Optional: true},
-		"azureDisk":            {Optional: true},
-		"azureFile":            {Optional: true},
-		"cephfs":               {Optional: true},
-		"cinder":               {Optional: true},
-		"csi":                  {Optional: true},
-		"fc":                   {Optional: true},
-		"flexVolume":           {Optional: true},
-		"flocker":              {Optional: true},
-		"gcePersistentDisk":    {Optional: true},
-		"glusterfs":            {Optional: true},
-		"hostPath":             {Optional: true},
-		"iscsi":                {Optional: true},
-		"local":                {Optional: true},
-		"nfs":                  {Optional: true},
-		"portworxVolume":       {Optional: true},
-		"quobyte":              {Optional: true},
-		"rbd":                  {Optional: true},
-		"scaleIO":              {Optional: true},
-		"storageos":            {Optional: true},
-		"vsphereVolume":        {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeSpec": {Fields: map[string]Field{
-		"accessModes":                   {ListType: "atomic", Optional: true},
-		"capacity":                      {Optional: true},
-		"claimRef":                      {StructType: "granular", Optional: true},
-		"mountOptions":                  {ListType: "atomic", Optional: true},
-		"nodeAffinity":                  {Optional: true},
-		"persistentVolumeReclaimPolicy": {Optional: true},
-		"storageClassName":              {Optional: true},
-		"volumeAttributesClassName":     {Optional: true},
-		"volumeMode":                    {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PersistentVolumeStatus": {Fields: map[string]Field{
-		"lastPhaseTransitionTime": {Optional: true},
-		"message":                 {Optional: true},
-		"phase":                   {Optional: true},
-		"reason":                  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Pod": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodAffinity": {Fields: map[string]Field{
-		"preferredDuringSchedulingIgnoredDuringExecution": {ListType: "atomic", Optional: true},
-		"requiredDuringSchedulingIgnoredDuringExecution":  {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodAffinityTerm": {Fields: map[string]Field{
-		"labelSelector":     {Optional: true},
-		"matchLabelKeys":    {ListType: "atomic", Optional: true},
-		"mismatchLabelKeys": {ListType: "atomic", Optional: true},
-		"namespaceSelector": {Optional: true},
-		"namespaces":        {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodAntiAffinity": {Fields: map[string]Field{
-		"preferredDuringSchedulingIgnoredDuringExecution": {ListType: "atomic", Optional: true},
-		"requiredDuringSchedulingIgnoredDuringExecution":  {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodAttachOptions": {Fields: map[string]Field{
-		"container": {Optional: true},
-		"stderr":    {Optional: true},
-		"stdin":     {Optional: true},
-		"stdout":    {Optional: true},
-		"tty":       {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodCertificateProjection": {Fields: map[string]Field{
-		"certificateChainPath": {Optional: true},
-		"credentialBundlePath": {Optional: true},
-		"keyPath":              {Optional: true},
-		"keyType":              {Required: true},
-		"maxExpirationSeconds": {Optional: true},
-		"signerName":           {Required: true},
-		"user":                 {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodCondition": {Fields: map[string]Field{
-		"lastProbeTime":      {Optional: true},
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"observedGeneration": {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodDNSConfig": {Fields: map[string]Field{
-		"nameservers": {ListType: "atomic", Optional: true},
-		"options":     {ListType: "atomic", Optional: true},
-		"searches":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodDNSConfigOption": {Fields: map[string]Field{
-		"value": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodExecOptions": {Fields: map[string]Field{
-		"command":   {ListType: "atomic"},
-		"container": {Optional: true},
-		"stderr":    {Optional: true},
-		"stdin":     {Optional: true},
-		"stdout":    {Optional: true},
-		"tty":       {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodExtendedResourceClaimStatus": {Fields: map[string]Field{
-		"requestMappings": {ListType: "atomic"},
-	}},
-	"io.k8s.api.core.v1.PodIP": {Fields: map[string]Field{
-		"ip": {Required: true},
-	}},
-	"io.k8s.api.core.v1.PodList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodLogOptions": {Fields: map[string]Field{
-		"container":                    {Optional: true},
-		"follow":                       {Optional: true},
-		"insecureSkipTLSVerifyBackend": {Optional: true},
-		"limitBytes":                   {Optional: true},
-		"previous":                     {Optional: true},
-		"sinceSeconds":                 {Optional: true},
-		"sinceTime":                    {Optional: true},
-		"stream":                       {Optional: true},
-		"tailLines":                    {Optional: true},
-		"timestamps":                   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodPortForwardOptions": {Fields: map[string]Field{
-		"ports": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodProxyOptions": {Fields: map[string]Field{
-		"path": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodResourceClaimStatus": {Fields: map[string]Field{
-		"resourceClaimName": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodSchedulingGroup": {Fields: map[string]Field{
-		"podGroupName": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodSecurityContext": {Fields: map[string]Field{
-		"appArmorProfile":          {Optional: true},
-		"fsGroup":                  {Optional: true},
-		"fsGroupChangePolicy":      {Optional: true},
-		"runAsGroup":               {Optional: true},
-		"runAsNonRoot":             {Optional: true},
-		"runAsUser":                {Optional: true},
-		"seLinuxChangePolicy":      {Optional: true},
-		"seLinuxOptions":           {Optional: true},
-		"seccompProfile":           {Optional: true},
-		"supplementalGroups":       {ListType: "atomic", Optional: true},
-		"supplementalGroupsPolicy": {Optional: true},
-		"sysctls":                  {ListType: "atomic", Optional: true},
-		"windowsOptions":           {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodSignature": {Fields: map[string]Field{
-		"podController": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodSpec": {Fields: map[string]Field{
-		"activeDeadlineSeconds":         {Optional: true},
-		"affinity":                      {Optional: true},
-		"automountServiceAccountToken":  {Optional: true},
-		"containers":                    {ListType: "map", ListMapKeys: []string{"name"}},
-		"dnsConfig":                     {Optional: true},
-		"dnsPolicy":                     {Optional: true},
-		"enableServiceLinks":            {Optional: true},
-		"ephemeralContainers":           {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"evictionResponders":            {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"hostAliases":                   {ListType: "map", ListMapKeys: []string{"ip"}, Optional: true},
-		"hostIPC":                       {Optional: true},
-		"hostNetwork":                   {Optional: true},
-		"hostPID":                       {Optional: true},
-		"hostUsers":                     {Optional: true},
-		"hostname":                      {Optional: true},
-		"hostnameOverride":              {Optional: true},
-		"imagePullSecrets":              {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"initContainers":                {ListType: "map", ListMapKeys: []string{"name"}},
-		"nodeName":                      {Optional: true},
-		"nodeSelector":                  {MapType: "atomic", Optional: true},
-		"os":                            {Optional: true},
-		"overhead":                      {Optional: true},
-		"preemptionPolicy":              {Optional: true},
-		"priority":                      {Optional: true},
-		"priorityClassName":             {Optional: true},
-		"readinessGates":                {ListType: "atomic", Optional: true},
-		"resourceClaims":                {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"resources":                     {Optional: true},
-		"restartPolicy":                 {Optional: true},
-		"runtimeClassName":              {Optional: true},
-		"schedulerName":                 {Optional: true},
-		"schedulingGates":               {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"schedulingGroup":               {Optional: true},
-		"securityContext":               {Optional: true},
-		"serviceAccount":                {Optional: true},
-		"serviceAccountName":            {Optional: true},
-		"setHostnameAsFQDN":             {Optional: true},
-		"shareProcessNamespace":         {Optional: true},
-		"subdomain":                     {Optional: true},
-		"terminationGracePeriodSeconds": {Optional: true},
-		"tolerations":                   {ListType: "atomic", Optional: true},
-		"topologySpreadConstraints":     {ListType: "map", ListMapKeys: []string{"topologyKey", "whenUnsatisfiable"}, Optional: true},
-		"volumes":                       {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodStatus": {Fields: map[string]Field{
-		"allocatedResources":                   {Optional: true},
-		"conditions":                           {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"containerStatuses":                    {ListType: "atomic", Optional: true},
-		"ephemeralContainerStatuses":           {ListType: "atomic", Optional: true},
-		"extendedResourceClaimStatus":          {Optional: true},
-		"hostIP":                               {Optional: true},
-		"hostIPs":                              {ListType: "atomic", Optional: true},
-		"initContainerStatuses":                {ListType: "atomic"},
-		"message":                              {Optional: true},
-		"nodeAllocatableResourceClaimStatuses": {ListType: "map", ListMapKeys: []string{"resourceClaimName"}, Optional: true},
-		"nominatedNodeName":                    {Optional: true},
-		"observedGeneration":                   {Optional: true},
-		"phase":                                {Optional: true},
-		"podIP":                                {Optional: true},
-		"podIPs":                               {ListType: "map", ListMapKeys: []string{"ip"}, Optional: true},
-		"qosClass":                             {Optional: true},
-		"reason":                               {Optional: true},
-		"resize":                               {Optional: true},
-		"resourceClaimStatuses":                {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"resources":                            {Optional: true},
-		"startTime":                            {Optional: true},
-		"volumeHealth":                         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodTemplate": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"template": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodTemplateList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodTemplateSpec": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PodVolumeHealth": {Fields: map[string]Field{
-		"healthConditions":   {ListType: "map", ListMapKeys: []string{"status", "reason"}, Optional: true},
-		"lastTransitionTime": {Optional: true},
-		"name":               {Required: true},
-	}},
-	"io.k8s.api.core.v1.PortStatus": {Fields: map[string]Field{
-		"error": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PortworxVolumeSource": {Fields: map[string]Field{
-		"readOnly": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Preconditions": {Fields: map[string]Field{
-		"uid": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.PreferAvoidPodsEntry": {Fields: map[string]Field{
-		"evictionTime": {Optional: true},
-		"message":      {Optional: true},
-		"reason":       {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Probe": {Fields: map[string]Field{
-		"failureThreshold":              {Optional: true},
-		"initialDelaySeconds":           {Optional: true},
-		"periodSeconds":                 {Optional: true},
-		"successThreshold":              {Optional: true},
-		"terminationGracePeriodSeconds": {Optional: true},
-		"timeoutSeconds":                {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ProbeHandler": {Fields: map[string]Field{
-		"exec":      {Optional: true},
-		"grpc":      {Optional: true},
-		"httpGet":   {Optional: true},
-		"tcpSocket": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ProjectedVolumeSource": {Fields: map[string]Field{
-		"defaultMode": {Optional: true},
-		"defaultUser": {Optional: true},
-		"sources":     {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.QuobyteVolumeSource": {Fields: map[string]Field{
-		"group":    {Optional: true},
-		"readOnly": {Optional: true},
-		"tenant":   {Optional: true},
-		"user":     {Optional: true},
-	}},
-	"io.k8s.api.core.v1.RBDPersistentVolumeSource": {Fields: map[string]Field{
-		"fsType":    {Optional: true},
-		"keyring":   {Optional: true, Default: `"/etc/ceph/keyring"`},
-		"monitors":  {ListType: "atomic"},
-		"pool":      {Optional: true, Default: `"rbd"`},
-		"readOnly":  {Optional: true},
-		"secretRef": {Optional: true},
-		"user":      {Optional: true, Default: `"admin"`},
-	}},
-	"io.k8s.api.core.v1.RBDVolumeSource": {Fields: map[string]Field{
-		"fsType":    {Optional: true},
-		"keyring":   {Optional: true, Default: `"/etc/ceph/keyring"`},
-		"monitors":  {ListType: "atomic"},
-		"pool":      {Optional: true, Default: `"rbd"`},
-		"readOnly":  {Optional: true},
-		"secretRef": {Optional: true},
-		"user":      {Optional: true, Default: `"admin"`},
-	}},
-	"io.k8s.api.core.v1.RangeAllocation": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ReplicationController": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ReplicationControllerCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ReplicationControllerList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ReplicationControllerSpec": {Fields: map[string]Field{
-		"minReadySeconds": {Optional: true, Default: "0"},
-		"replicas":        {Optional: true, Default: "1"},
-		"selector":        {MapType: "atomic", Optional: true},
-		"template":        {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ReplicationControllerStatus": {Fields: map[string]Field{
-		"availableReplicas":    {Optional: true},
-		"conditions":           {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"fullyLabeledReplicas": {Optional: true},
-		"observedGeneration":   {Optional: true},
-		"readyReplicas":        {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ResourceClaim": {Fields: map[string]Field{
-		"request": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ResourceFieldSelector": {StructType: "atomic", Fields: map[string]Field{
-		"containerName": {Optional: true},
-		"divisor":       {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ResourceHealth": {Fields: map[string]Field{
-		"message": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ResourceQuota": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ResourceQuotaList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ResourceQuotaSpec": {Fields: map[string]Field{
-		"hard":          {Optional: true},
-		"scopeSelector": {Optional: true},
-		"scopes":        {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.ResourceQuotaStatus": {Fields: map[string]Field{
-		"hard": {Optional: true},
-		"used": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ResourceRequirements": {Fields: map[string]Field{
-		"claims":   {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"limits":   {Optional: true},
-		"requests": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ResourceStatus": {Fields: map[string]Field{
-		"name":      {Required: true},
-		"resources": {ListType: "map", ListMapKeys: []string{"resourceID"}},
-	}},
-	"io.k8s.api.core.v1.SELinuxOptions": {Fields: map[string]Field{
-		"level": {Optional: true},
-		"role":  {Optional: true},
-		"type":  {Optional: true},
-		"user":  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ScaleIOPersistentVolumeSource": {Fields: map[string]Field{
-		"fsType":           {Optional: true, Default: `"xfs"`},
-		"protectionDomain": {Optional: true},
-		"readOnly":         {Optional: true},
-		"sslEnabled":       {Optional: true},
-		"storageMode":      {Optional: true, Default: `"ThinProvisioned"`},
-		"storagePool":      {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ScaleIOVolumeSource": {Fields: map[string]Field{
-		"fsType":           {Optional: true, Default: `"xfs"`},
-		"protectionDomain": {Optional: true},
-		"readOnly":         {Optional: true},
-		"sslEnabled":       {Optional: true},
-		"storageMode":      {Optional: true, Default: `"ThinProvisioned"`},
-		"storagePool":      {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ScopeSelector": {StructType: "atomic", Fields: map[string]Field{
-		"matchExpressions": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.ScopedResourceSelectorRequirement": {Fields: map[string]Field{
-		"values": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.SeccompProfile": {Fields: map[string]Field{
-		"localhostProfile": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Secret": {Fields: map[string]Field{
-		"data":       {Optional: true},
-		"immutable":  {Optional: true},
-		"metadata":   {Optional: true},
-		"stringData": {Optional: true},
-		"type":       {Optional: true},
-	}},
-	"io.k8s.api.core.v1.SecretEnvSource": {Fields: map[string]Field{
-		"optional": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.SecretKeySelector": {StructType: "atomic", Fields: map[string]Field{
-		"optional": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.SecretList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.SecretProjection": {Fields: map[string]Field{
-		"items":    {ListType: "atomic", Optional: true},
-		"optional": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.SecretReference": {StructType: "atomic", Fields: map[string]Field{
-		"name":      {Optional: true},
-		"namespace": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.SecretVolumeSource": {Fields: map[string]Field{
-		"defaultMode": {Optional: true},
-		"defaultUser": {Optional: true},
-		"items":       {ListType: "atomic", Optional: true},
-		"optional":    {Optional: true},
-		"secretName":  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.SecurityContext": {Fields: map[string]Field{
-		"allowPrivilegeEscalation": {Optional: true},
-		"appArmorProfile":          {Optional: true},
-		"capabilities":             {Optional: true},
-		"privileged":               {Optional: true},
-		"procMount":                {Optional: true},
-		"readOnlyRootFilesystem":   {Optional: true},
-		"runAsGroup":               {Optional: true},
-		"runAsNonRoot":             {Optional: true},
-		"runAsUser":                {Optional: true},
-		"seLinuxOptions":           {Optional: true},
-		"seccompProfile":           {Optional: true},
-		"windowsOptions":           {Optional: true},
-	}},
-	"io.k8s.api.core.v1.SerializedReference": {Fields: map[string]Field{
-		"reference": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Service": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ServiceAccount": {Fields: map[string]Field{
-		"automountServiceAccountToken": {Optional: true},
-		"imagePullSecrets":             {ListType: "atomic", Optional: true},
-		"metadata":                     {Optional: true},
-		"secrets":                      {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.core.v1.ServiceAccountList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ServiceAccountTokenProjection": {Fields: map[string]Field{
-		"audience":          {Optional: true},
-		"expirationSeconds": {Optional: true},
-		"user":              {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ServiceList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ServicePort": {Fields: map[string]Field{
-		"appProtocol": {Optional: true},
-		"name":        {Optional: true},
-		"nodePort":    {Optional: true},
-		"protocol":    {Optional: true, Default: `"TCP"`},
-		"targetPort":  {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ServiceProxyOptions": {Fields: map[string]Field{
-		"path": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ServiceSpec": {Fields: map[string]Field{
-		"allocateLoadBalancerNodePorts": {Optional: true},
-		"clusterIP":                     {Optional: true},
-		"clusterIPs":                    {ListType: "atomic", Optional: true},
-		"externalIPs":                   {ListType: "atomic", Optional: true},
-		"externalName":                  {Optional: true},
-		"externalTrafficPolicy":         {Optional: true},
-		"healthCheckNodePort":           {Optional: true},
-		"internalTrafficPolicy":         {Optional: true},
-		"ipFamilies":                    {ListType: "atomic", Optional: true},
-		"ipFamilyPolicy":                {Optional: true},
-		"loadBalancerClass":             {Optional: true},
-		"loadBalancerIP":                {Optional: true},
-		"loadBalancerSourceRanges":      {ListType: "atomic", Optional: true},
-		"ports":                         {ListType: "map", ListMapKeys: []string{"port", "protocol"}},
-		"publishNotReadyAddresses":      {Optional: true},
-		"selector":                      {MapType: "atomic", Optional: true},
-		"sessionAffinity":               {Optional: true},
-		"sessionAffinityConfig":         {Optional: true},
-		"trafficDistribution":           {Optional: true},
-		"type":                          {Optional: true},
-	}},
-	"io.k8s.api.core.v1.ServiceStatus": {Fields: map[string]Field{
-		"conditions":   {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"loadBalancer": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.SessionAffinityConfig": {Fields: map[string]Field{
-		"clientIP": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.StorageOSPersistentVolumeSource": {Fields: map[string]Field{
-		"fsType":          {Optional: true},
-		"readOnly":        {Optional: true},
-		"secretRef":       {Optional: true},
-		"volumeNamespace": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.StorageOSVolumeSource": {Fields: map[string]Field{
-		"fsType":          {Optional: true},
-		"readOnly":        {Optional: true},
-		"secretRef":       {Optional: true},
-		"volumeNamespace": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.TCPSocketAction": {Fields: map[string]Field{
-		"host": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Taint": {Fields: map[string]Field{
-		"timeAdded": {Optional: true},
-		"value":     {Optional: true},
-	}},
-	"io.k8s.api.core.v1.Toleration": {Fields: map[string]Field{
-		"effect":            {Optional: true},
-		"key":               {Optional: true},
-		"operator":          {Optional: true},
-		"tolerationSeconds": {Optional: true},
-		"value":             {Optional: true},
-	}},
-	"io.k8s.api.core.v1.TopologySelectorLabelRequirement": {Fields: map[string]Field{
-		"values": {ListType: "atomic"},
-	}},
-	"io.k8s.api.core.v1.TopologySelectorTerm": {StructType: "atomic", Fields: map[string]Field{
-		"matchLabelExpressions": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.core.v1.TopologySpreadConstraint": {Fields: map[string]Field{
-		"labelSelector":      {Optional: true},
-		"matchLabelKeys":     {ListType: "atomic", Optional: true},
-		"minDomains":         {Optional: true},
-		"nodeAffinityPolicy": {Optional: true},
-		"nodeTaintsPolicy":   {Optional: true},
-	}},
-	"io.k8s.api.core.v1.TypedLocalObjectReference": {StructType: "atomic", Fields: map[string]Field{
-		"apiGroup": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.TypedObjectReference": {Fields: map[string]Field{
-		"apiGroup":  {Optional: true},
-		"namespace": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.VolumeHealthCondition": {Fields: map[string]Field{
-		"message": {Optional: true},
-		"reason":  {Required: true},
-		"status":  {Required: true},
-	}},
-	"io.k8s.api.core.v1.VolumeHealthStatus": {Fields: map[string]Field{
-		"healthConditions":   {ListType: "map", ListMapKeys: []string{"status", "reason"}, Optional: true},
-		"lastTransitionTime": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.VolumeMount": {Fields: map[string]Field{
-		"bindMountOptions":  {ListType: "set", Optional: true},
-		"mountPropagation":  {Optional: true},
-		"readOnly":          {Optional: true},
-		"recursiveReadOnly": {Optional: true},
-		"subPath":           {Optional: true},
-		"subPathExpr":       {Optional: true},
-	}},
-	"io.k8s.api.core.v1.VolumeMountStatus": {Fields: map[string]Field{
-		"readOnly":          {Optional: true},
-		"recursiveReadOnly": {Optional: true},
-		"volumeStatus":      {Optional: true},
-	}},
-	"io.k8s.api.core.v1.VolumeProjection": {Fields: map[string]Field{
-		"clusterTrustBundle":  {Optional: true},
-		"configMap":           {Optional: true},
-		"downwardAPI":         {Optional: true},
-		"podCertificate":      {Optional: true},
-		"secret":              {Optional: true},
-		"serviceAccountToken": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.VolumeResourceRequirements": {Fields: map[string]Field{
-		"limits":   {Optional: true},
-		"requests": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.VolumeSource": {Fields: map[string]Field{
-		"awsElasticBlockStore":  {Optional: true},
-		"azureDisk":             {Optional: true},
-		"azureFile":             {Optional: true},
-		"cephfs":                {Optional: true},
-		"cinder":                {Optional: true},
-		"configMap":             {Optional: true},
-		"csi":                   {Optional: true},
-		"downwardAPI":           {Optional: true},
-		"emptyDir":              {Optional: true},
-		"ephemeral":             {Optional: true},
-		"fc":                    {Optional: true},
-		"flexVolume":            {Optional: true},
-		"flocker":               {Optional: true},
-		"gcePersistentDisk":     {Optional: true},
-		"gitRepo":               {Optional: true},
-		"glusterfs":             {Optional: true},
-		"hostPath":              {Optional: true},
-		"image":                 {Optional: true},
-		"iscsi":                 {Optional: true},
-		"nfs":                   {Optional: true},
-		"persistentVolumeClaim": {Optional: true},
-		"portworxVolume":        {Optional: true},
-		"quobyte":               {Optional: true},
-		"rbd":                   {Optional: true},
-		"scaleIO":               {Optional: true},
-		"secret":                {Optional: true},
-		"storageos":             {Optional: true},
-		"vsphereVolume":         {Optional: true},
-	}},
-	"io.k8s.api.core.v1.VolumeStatus": {Fields: map[string]Field{
-		"image": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource": {Fields: map[string]Field{
-		"fsType":            {Optional: true},
-		"storagePolicyID":   {Optional: true},
-		"storagePolicyName": {Optional: true},
-	}},
-	"io.k8s.api.core.v1.WindowsSecurityContextOptions": {Fields: map[string]Field{
-		"gmsaCredentialSpec":     {Optional: true},
-		"gmsaCredentialSpecName": {Optional: true},
-		"hostProcess":            {Optional: true},
-		"runAsUserName":          {Optional: true},
-	}},
-	"io.k8s.api.discovery.v1.Endpoint": {Fields: map[string]Field{
-		"addresses":          {ListType: "set", Required: true},
-		"deprecatedTopology": {Optional: true},
-		"hints":              {Optional: true},
-		"hostname":           {Optional: true},
-		"nodeName":           {Optional: true},
-		"targetRef":          {Optional: true},
-		"zone":               {Optional: true},
-	}},
-	"io.k8s.api.discovery.v1.EndpointConditions": {Fields: map[string]Field{
-		"ready":       {Optional: true},
-		"serving":     {Optional: true},
-		"terminating": {Optional: true},
-	}},
-	"io.k8s.api.discovery.v1.EndpointHints": {Fields: map[string]Field{
-		"forNodes": {ListType: "atomic"},
-		"forZones": {ListType: "atomic"},
-	}},
-	"io.k8s.api.discovery.v1.EndpointPort": {StructType: "atomic", Fields: map[string]Field{
-		"appProtocol": {Optional: true},
-	}},
-	"io.k8s.api.discovery.v1.EndpointSlice": {Fields: map[string]Field{
-		"addressType": {Required: true},
-		"endpoints":   {ListType: "atomic", Optional: true},
-		"metadata":    {Optional: true},
-		"ports":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.discovery.v1.EndpointSliceList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.discovery.v1beta1.Endpoint": {Fields: map[string]Field{
-		"addresses": {ListType: "set", Required: true},
-		"hints":     {Optional: true},
-		"hostname":  {Optional: true},
-		"nodeName":  {Optional: true},
-		"targetRef": {Optional: true},
-		"topology":  {Optional: true},
-	}},
-	"io.k8s.api.discovery.v1beta1.EndpointConditions": {Fields: map[string]Field{
-		"ready":       {Optional: true},
-		"serving":     {Optional: true},
-		"terminating": {Optional: true},
-	}},
-	"io.k8s.api.discovery.v1beta1.EndpointHints": {Fields: map[string]Field{
-		"forNodes": {ListType: "atomic"},
-		"forZones": {ListType: "atomic"},
-	}},
-	"io.k8s.api.discovery.v1beta1.EndpointPort": {Fields: map[string]Field{
-		"appProtocol": {Optional: true},
-	}},
-	"io.k8s.api.discovery.v1beta1.EndpointSlice": {Fields: map[string]Field{
-		"addressType": {Required: true},
-		"endpoints":   {ListType: "atomic"},
-		"metadata":    {Optional: true},
-		"ports":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.discovery.v1beta1.EndpointSliceList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.events.v1.Event": {Fields: map[string]Field{
-		"deprecatedCount":          {Optional: true},
-		"deprecatedFirstTimestamp": {Optional: true},
-		"deprecatedLastTimestamp":  {Optional: true},
-		"deprecatedSource":         {Optional: true},
-		"metadata":                 {Optional: true},
-		"note":                     {Optional: true},
-		"regarding":                {Optional: true},
-		"related":                  {Optional: true},
-		"series":                   {Optional: true},
-	}},
-	"io.k8s.api.events.v1.EventList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.events.v1beta1.Event": {Fields: map[string]Field{
-		"action":                   {Optional: true},
-		"deprecatedCount":          {Optional: true},
-		"deprecatedFirstTimestamp": {Optional: true},
-		"deprecatedLastTimestamp":  {Optional: true},
-		"deprecatedSource":         {Optional: true},
-		"metadata":                 {Optional: true},
-		"note":                     {Optional: true},
-		"reason":                   {Optional: true},
-		"regarding":                {Optional: true},
-		"related":                  {Optional: true},
-		"reportingController":      {Optional: true},
-		"reportingInstance":        {Optional: true},
-		"series":                   {Optional: true},
-		"type":                     {Optional: true},
-	}},
-	"io.k8s.api.events.v1beta1.EventList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DaemonSet": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DaemonSetCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DaemonSetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DaemonSetSpec": {Fields: map[string]Field{
-		"minReadySeconds":      {Optional: true},
-		"revisionHistoryLimit": {Optional: true},
-		"selector":             {Optional: true},
-		"templateGeneration":   {Optional: true},
-		"updateStrategy":       {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DaemonSetStatus": {Fields: map[string]Field{
-		"collisionCount":         {Optional: true},
-		"conditions":             {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"numberAvailable":        {Optional: true},
-		"numberUnavailable":      {Optional: true},
-		"observedGeneration":     {Optional: true},
-		"updatedNumberScheduled": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DaemonSetUpdateStrategy": {Fields: map[string]Field{
-		"rollingUpdate": {Optional: true},
-		"type":          {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.Deployment": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DeploymentList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DeploymentRollback": {Fields: map[string]Field{
-		"updatedAnnotations": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DeploymentSpec": {Fields: map[string]Field{
-		"minReadySeconds":         {Optional: true},
-		"paused":                  {Optional: true},
-		"progressDeadlineSeconds": {Optional: true},
-		"replicas":                {Optional: true},
-		"revisionHistoryLimit":    {Optional: true},
-		"rollbackTo":              {Optional: true},
-		"selector":                {Optional: true},
-		"strategy":                {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DeploymentStatus": {Fields: map[string]Field{
-		"availableReplicas":   {Optional: true},
-		"collisionCount":      {Optional: true},
-		"conditions":          {ListType: "map", ListMapKeys: []string{"type"}},
-		"observedGeneration":  {Optional: true},
-		"readyReplicas":       {Optional: true},
-		"replicas":            {Optional: true},
-		"terminatingReplicas": {Optional: true},
-		"unavailableReplicas": {Optional: true},
-		"updatedReplicas":     {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.DeploymentStrategy": {Fields: map[string]Field{
-		"rollingUpdate": {Optional: true},
-		"type":          {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.HTTPIngressPath": {Fields: map[string]Field{
-		"path": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.HTTPIngressRuleValue": {Fields: map[string]Field{
-		"paths": {ListType: "atomic"},
-	}},
-	"io.k8s.api.extensions.v1beta1.IPBlock": {Fields: map[string]Field{
-		"cidr":   {Required: true},
-		"except": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.Ingress": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.IngressBackend": {Fields: map[string]Field{
-		"resource":    {Optional: true},
-		"serviceName": {Optional: true},
-		"servicePort": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.IngressList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.IngressLoadBalancerIngress": {Fields: map[string]Field{
-		"hostname": {Optional: true},
-		"ip":       {Optional: true},
-		"ports":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.IngressLoadBalancerStatus": {Fields: map[string]Field{
-		"ingress": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.IngressPortStatus": {Fields: map[string]Field{
-		"error": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.IngressRule": {Fields: map[string]Field{
-		"host": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.IngressSpec": {Fields: map[string]Field{
-		"backend":          {Optional: true},
-		"ingressClassName": {Optional: true},
-		"rules":            {ListType: "atomic", Optional: true},
-		"tls":              {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.IngressStatus": {Fields: map[string]Field{
-		"loadBalancer": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.IngressTLS": {Fields: map[string]Field{
-		"hosts":      {ListType: "atomic", Optional: true},
-		"secretName": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.NetworkPolicy": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.NetworkPolicyEgressRule": {Fields: map[string]Field{
-		"ports": {ListType: "atomic", Optional: true},
-		"to":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.NetworkPolicyIngressRule": {Fields: map[string]Field{
-		"from":  {ListType: "atomic", Optional: true},
-		"ports": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.NetworkPolicyList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.NetworkPolicyPeer": {Fields: map[string]Field{
-		"ipBlock":           {Optional: true},
-		"namespaceSelector": {Optional: true},
-		"podSelector":       {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.NetworkPolicyPort": {Fields: map[string]Field{
-		"endPort":  {Optional: true},
-		"port":     {Optional: true},
-		"protocol": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.NetworkPolicySpec": {Fields: map[string]Field{
-		"egress":      {ListType: "atomic", Optional: true},
-		"ingress":     {ListType: "atomic", Optional: true},
-		"policyTypes": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.ReplicaSet": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.ReplicaSetCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.ReplicaSetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.ReplicaSetSpec": {Fields: map[string]Field{
-		"minReadySeconds": {Optional: true},
-		"replicas":        {Optional: true},
-		"selector":        {Optional: true},
-		"template":        {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.ReplicaSetStatus": {Fields: map[string]Field{
-		"availableReplicas":    {Optional: true},
-		"conditions":           {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"fullyLabeledReplicas": {Optional: true},
-		"observedGeneration":   {Optional: true},
-		"readyReplicas":        {Optional: true},
-		"terminatingReplicas":  {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.RollbackConfig": {Fields: map[string]Field{
-		"revision": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.RollingUpdateDaemonSet": {Fields: map[string]Field{
-		"maxSurge":       {Optional: true},
-		"maxUnavailable": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.RollingUpdateDeployment": {Fields: map[string]Field{
-		"maxSurge":       {Optional: true},
-		"maxUnavailable": {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.Scale": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.extensions.v1beta1.ScaleSpec": {Fields: map[string]Field{
-		"replicas": {Optional: true, Default: "0"},
-	}},
-	"io.k8s.api.extensions.v1beta1.ScaleStatus": {Fields: map[string]Field{
-		"selector":       {MapType: "atomic", Optional: true},
-		"targetSelector": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.ExemptPriorityLevelConfiguration": {Fields: map[string]Field{
-		"lendablePercent":          {Optional: true},
-		"nominalConcurrencyShares": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod": {Fields: map[string]Field{
-		"type": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.FlowSchema": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.FlowSchemaCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.FlowSchemaList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.FlowSchemaSpec": {Fields: map[string]Field{
-		"distinguisherMethod":        {Optional: true},
-		"matchingPrecedence":         {Optional: true},
-		"priorityLevelConfiguration": {Required: true},
-		"rules":                      {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.FlowSchemaStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.GroupSubject": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.LimitResponse": {Fields: map[string]Field{
-		"queuing": {Optional: true},
-		"type":    {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration": {Fields: map[string]Field{
-		"borrowingLimitPercent":    {Optional: true},
-		"lendablePercent":          {Optional: true},
-		"limitResponse":            {Required: true},
-		"nominalConcurrencyShares": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.NonResourcePolicyRule": {Fields: map[string]Field{
-		"nonResourceURLs": {ListType: "set", Required: true},
-		"verbs":           {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects": {Fields: map[string]Field{
-		"nonResourceRules": {ListType: "atomic", Optional: true},
-		"resourceRules":    {ListType: "atomic", Optional: true},
-		"subjects":         {ListType: "atomic", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec": {Fields: map[string]Field{
-		"exempt":  {Optional: true},
-		"limited": {Optional: true},
-		"type":    {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.QueuingConfiguration": {Fields: map[string]Field{
-		"handSize":         {Optional: true},
-		"queueLengthLimit": {Optional: true},
-		"queues":           {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.ResourcePolicyRule": {Fields: map[string]Field{
-		"apiGroups":    {ListType: "set", Required: true},
-		"clusterScope": {Optional: true},
-		"namespaces":   {ListType: "set", Optional: true},
-		"resources":    {ListType: "set", Required: true},
-		"verbs":        {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.ServiceAccountSubject": {Fields: map[string]Field{
-		"name":      {Required: true},
-		"namespace": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.Subject": {Fields: map[string]Field{
-		"group":          {Optional: true},
-		"kind":           {Required: true},
-		"serviceAccount": {Optional: true},
-		"user":           {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1.UserSubject": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.ExemptPriorityLevelConfiguration": {Fields: map[string]Field{
-		"lendablePercent":          {Optional: true},
-		"nominalConcurrencyShares": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.FlowDistinguisherMethod": {Fields: map[string]Field{
-		"type": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.FlowSchema": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.FlowSchemaCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.FlowSchemaList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.FlowSchemaSpec": {Fields: map[string]Field{
-		"distinguisherMethod":        {Optional: true},
-		"matchingPrecedence":         {Optional: true},
-		"priorityLevelConfiguration": {Required: true},
-		"rules":                      {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.FlowSchemaStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.GroupSubject": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.LimitResponse": {Fields: map[string]Field{
-		"queuing": {Optional: true},
-		"type":    {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.LimitedPriorityLevelConfiguration": {Fields: map[string]Field{
-		"assuredConcurrencyShares": {Optional: true},
-		"borrowingLimitPercent":    {Optional: true},
-		"lendablePercent":          {Optional: true},
-		"limitResponse":            {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.NonResourcePolicyRule": {Fields: map[string]Field{
-		"nonResourceURLs": {ListType: "set", Required: true},
-		"verbs":           {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.PolicyRulesWithSubjects": {Fields: map[string]Field{
-		"nonResourceRules": {ListType: "atomic", Optional: true},
-		"resourceRules":    {ListType: "atomic", Optional: true},
-		"subjects":         {ListType: "atomic", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfiguration": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationReference": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationSpec": {Fields: map[string]Field{
-		"exempt":  {Optional: true},
-		"limited": {Optional: true},
-		"type":    {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.QueuingConfiguration": {Fields: map[string]Field{
-		"handSize":         {Optional: true},
-		"queueLengthLimit": {Optional: true},
-		"queues":           {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.ResourcePolicyRule": {Fields: map[string]Field{
-		"apiGroups":    {ListType: "set", Required: true},
-		"clusterScope": {Optional: true},
-		"namespaces":   {ListType: "set", Optional: true},
-		"resources":    {ListType: "set", Required: true},
-		"verbs":        {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.ServiceAccountSubject": {Fields: map[string]Field{
-		"name":      {Required: true},
-		"namespace": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.Subject": {Fields: map[string]Field{
-		"group":          {Optional: true},
-		"kind":           {Required: true},
-		"serviceAccount": {Optional: true},
-		"user":           {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta1.UserSubject": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.ExemptPriorityLevelConfiguration": {Fields: map[string]Field{
-		"lendablePercent":          {Optional: true},
-		"nominalConcurrencyShares": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.FlowDistinguisherMethod": {Fields: map[string]Field{
-		"type": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.FlowSchema": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.FlowSchemaCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.FlowSchemaList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.FlowSchemaSpec": {Fields: map[string]Field{
-		"distinguisherMethod":        {Optional: true},
-		"matchingPrecedence":         {Optional: true},
-		"priorityLevelConfiguration": {Required: true},
-		"rules":                      {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.FlowSchemaStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.GroupSubject": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.LimitResponse": {Fields: map[string]Field{
-		"queuing": {Optional: true},
-		"type":    {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.LimitedPriorityLevelConfiguration": {Fields: map[string]Field{
-		"assuredConcurrencyShares": {Optional: true},
-		"borrowingLimitPercent":    {Optional: true},
-		"lendablePercent":          {Optional: true},
-		"limitResponse":            {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.NonResourcePolicyRule": {Fields: map[string]Field{
-		"nonResourceURLs": {ListType: "set", Required: true},
-		"verbs":           {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.PolicyRulesWithSubjects": {Fields: map[string]Field{
-		"nonResourceRules": {ListType: "atomic", Optional: true},
-		"resourceRules":    {ListType: "atomic", Optional: true},
-		"subjects":         {ListType: "atomic", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfiguration": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfigurationCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfigurationList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfigurationReference": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfigurationSpec": {Fields: map[string]Field{
-		"exempt":  {Optional: true},
-		"limited": {Optional: true},
-		"type":    {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfigurationStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.QueuingConfiguration": {Fields: map[string]Field{
-		"handSize":         {Optional: true},
-		"queueLengthLimit": {Optional: true},
-		"queues":           {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.ResourcePolicyRule": {Fields: map[string]Field{
-		"apiGroups":    {ListType: "set", Required: true},
-		"clusterScope": {Optional: true},
-		"namespaces":   {ListType: "set", Optional: true},
-		"resources":    {ListType: "set", Required: true},
-		"verbs":        {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.ServiceAccountSubject": {Fields: map[string]Field{
-		"name":      {Required: true},
-		"namespace": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.Subject": {Fields: map[string]Field{
-		"group":          {Optional: true},
-		"kind":           {Required: true},
-		"serviceAccount": {Optional: true},
-		"user":           {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta2.UserSubject": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.ExemptPriorityLevelConfiguration": {Fields: map[string]Field{
-		"lendablePercent":          {Optional: true},
-		"nominalConcurrencyShares": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.FlowDistinguisherMethod": {Fields: map[string]Field{
-		"type": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.FlowSchema": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.FlowSchemaCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.FlowSchemaList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.FlowSchemaSpec": {Fields: map[string]Field{
-		"distinguisherMethod":        {Optional: true},
-		"matchingPrecedence":         {Optional: true},
-		"priorityLevelConfiguration": {Required: true},
-		"rules":                      {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.FlowSchemaStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.GroupSubject": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.LimitResponse": {Fields: map[string]Field{
-		"queuing": {Optional: true},
-		"type":    {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.LimitedPriorityLevelConfiguration": {Fields: map[string]Field{
-		"borrowingLimitPercent":    {Optional: true},
-		"lendablePercent":          {Optional: true},
-		"limitResponse":            {Required: true},
-		"nominalConcurrencyShares": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.NonResourcePolicyRule": {Fields: map[string]Field{
-		"nonResourceURLs": {ListType: "set", Required: true},
-		"verbs":           {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.PolicyRulesWithSubjects": {Fields: map[string]Field{
-		"nonResourceRules": {ListType: "atomic", Optional: true},
-		"resourceRules":    {ListType: "atomic", Optional: true},
-		"subjects":         {ListType: "atomic", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfiguration": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfigurationCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Optional: true},
-		"status":             {Optional: true},
-		"type":               {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfigurationList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfigurationReference": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfigurationSpec": {Fields: map[string]Field{
-		"exempt":  {Optional: true},
-		"limited": {Optional: true},
-		"type":    {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfigurationStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.QueuingConfiguration": {Fields: map[string]Field{
-		"handSize":         {Optional: true},
-		"queueLengthLimit": {Optional: true},
-		"queues":           {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.ResourcePolicyRule": {Fields: map[string]Field{
-		"apiGroups":    {ListType: "set", Required: true},
-		"clusterScope": {Optional: true},
-		"namespaces":   {ListType: "set", Optional: true},
-		"resources":    {ListType: "set", Required: true},
-		"verbs":        {ListType: "set", Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.ServiceAccountSubject": {Fields: map[string]Field{
-		"name":      {Required: true},
-		"namespace": {Required: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.Subject": {Fields: map[string]Field{
-		"group":          {Optional: true},
-		"kind":           {Required: true},
-		"serviceAccount": {Optional: true},
-		"user":           {Optional: true},
-	}},
-	"io.k8s.api.flowcontrol.v1beta3.UserSubject": {Fields: map[string]Field{
-		"name": {Required: true},
-	}},
-	"io.k8s.api.imagepolicy.v1alpha1.ImageReview": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.imagepolicy.v1alpha1.ImageReviewContainerSpec": {Fields: map[string]Field{
-		"image": {Optional: true},
-	}},
-	"io.k8s.api.imagepolicy.v1alpha1.ImageReviewSpec": {Fields: map[string]Field{
-		"annotations": {Optional: true},
-		"containers":  {ListType: "atomic", Optional: true},
-		"namespace":   {Optional: true},
-	}},
-	"io.k8s.api.imagepolicy.v1alpha1.ImageReviewStatus": {Fields: map[string]Field{
-		"allowed":          {Optional: true},
-		"auditAnnotations": {Optional: true},
-		"reason":           {Optional: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.Eviction": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionPodReference": {Fields: map[string]Field{
-		"name": {Required: true},
-		"uid":  {Required: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionRequest": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionRequestList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionRequestPodReference": {Fields: map[string]Field{
-		"name": {Required: true},
-		"uid":  {Required: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionRequestSpec": {Fields: map[string]Field{
-		"intent":    {Required: true},
-		"requester": {Required: true},
-		"target":    {Required: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionRequestStatus": {Fields: map[string]Field{
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"observedGeneration": {Optional: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionRequestTarget": {Fields: map[string]Field{
-		"pod": {Optional: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionSpec": {Fields: map[string]Field{
-		"target": {Required: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionStatus": {Fields: map[string]Field{
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"observedGeneration": {Optional: true},
-		"requesters":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"responders":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"targetResponders":   {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.EvictionTarget": {Fields: map[string]Field{
-		"pod": {Optional: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.Requester": {StructType: "atomic", Fields: map[string]Field{
-		"intent": {Required: true},
-		"name":   {Required: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.ResponderStatus": {StructType: "granular", Fields: map[string]Field{
-		"completionTime":         {Optional: true},
-		"expectedCompletionTime": {Optional: true},
-		"heartbeatTime":          {Optional: true},
-		"message":                {Optional: true},
-		"name":                   {Required: true},
-		"startTime":              {Optional: true},
-	}},
-	"io.k8s.api.lifecycle.v1alpha1.TargetResponder": {StructType: "atomic", Fields: map[string]Field{
-		"name":     {Required: true},
-		"priority": {Required: true},
-		"state":    {Required: true},
-	}},
-	"io.k8s.api.networking.v1.HTTPIngressPath": {Fields: map[string]Field{
-		"path": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.HTTPIngressRuleValue": {Fields: map[string]Field{
-		"paths": {ListType: "atomic"},
-	}},
-	"io.k8s.api.networking.v1.IPAddress": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.networking.v1.IPAddressList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IPAddressSpec": {Fields: map[string]Field{
-		"parentRef": {Required: true},
-	}},
-	"io.k8s.api.networking.v1.IPBlock": {Fields: map[string]Field{
-		"cidr":   {Required: true},
-		"except": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1.Ingress": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressBackend": {Fields: map[string]Field{
-		"resource": {Optional: true},
-		"service":  {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressClass": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressClassParametersReference": {Fields: map[string]Field{
-		"apiGroup":  {Optional: true},
-		"kind":      {Required: true},
-		"name":      {Required: true},
-		"namespace": {Optional: true},
-		"scope":     {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressClassSpec": {Fields: map[string]Field{
-		"parameters": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressLoadBalancerIngress": {Fields: map[string]Field{
-		"hostname": {Optional: true},
-		"ip":       {Optional: true},
-		"ports":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressLoadBalancerStatus": {Fields: map[string]Field{
-		"ingress": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressPortStatus": {Fields: map[string]Field{
-		"error": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressRule": {Fields: map[string]Field{
-		"host": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressRuleValue": {Fields: map[string]Field{
-		"http": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressSpec": {Fields: map[string]Field{
-		"defaultBackend":   {Optional: true},
-		"ingressClassName": {Optional: true},
-		"rules":            {ListType: "atomic", Optional: true},
-		"tls":              {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressStatus": {Fields: map[string]Field{
-		"loadBalancer": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.IngressTLS": {Fields: map[string]Field{
-		"hosts":      {ListType: "atomic", Optional: true},
-		"secretName": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.NetworkPolicy": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.NetworkPolicyEgressRule": {Fields: map[string]Field{
-		"ports": {ListType: "atomic", Optional: true},
-		"to":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1.NetworkPolicyIngressRule": {Fields: map[string]Field{
-		"from":  {ListType: "atomic", Optional: true},
-		"ports": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1.NetworkPolicyList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.NetworkPolicyPeer": {Fields: map[string]Field{
-		"ipBlock":           {Optional: true},
-		"namespaceSelector": {Optional: true},
-		"podSelector":       {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.NetworkPolicyPort": {Fields: map[string]Field{
-		"endPort":  {Optional: true},
-		"port":     {Optional: true},
-		"protocol": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.NetworkPolicySpec": {Fields: map[string]Field{
-		"egress":      {ListType: "atomic", Optional: true},
-		"ingress":     {ListType: "atomic", Optional: true},
-		"podSelector": {Optional: true},
-		"policyTypes": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1.ParentReference": {Fields: map[string]Field{
-		"group":     {Optional: true},
-		"name":      {Required: true},
-		"namespace": {Optional: true},
-		"resource":  {Required: true},
-	}},
-	"io.k8s.api.networking.v1.ServiceBackendPort": {StructType: "atomic", Fields: map[string]Field{
-		"name":   {Optional: true},
-		"number": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.ServiceCIDR": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.ServiceCIDRList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1.ServiceCIDRSpec": {Fields: map[string]Field{
-		"cidrs": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1.ServiceCIDRStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.HTTPIngressPath": {Fields: map[string]Field{
-		"path": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.HTTPIngressRuleValue": {Fields: map[string]Field{
-		"paths": {ListType: "atomic"},
-	}},
-	"io.k8s.api.networking.v1beta1.IPAddress": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IPAddressList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IPAddressSpec": {Fields: map[string]Field{
-		"parentRef": {Required: true},
-	}},
-	"io.k8s.api.networking.v1beta1.Ingress": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressBackend": {Fields: map[string]Field{
-		"resource":    {Optional: true},
-		"serviceName": {Optional: true},
-		"servicePort": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressClass": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressClassParametersReference": {Fields: map[string]Field{
-		"apiGroup":  {Optional: true},
-		"kind":      {Required: true},
-		"name":      {Required: true},
-		"namespace": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressClassSpec": {Fields: map[string]Field{
-		"parameters": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressLoadBalancerIngress": {Fields: map[string]Field{
-		"hostname": {Optional: true},
-		"ip":       {Optional: true},
-		"ports":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressLoadBalancerStatus": {Fields: map[string]Field{
-		"ingress": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressPortStatus": {Fields: map[string]Field{
-		"error": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressRule": {Fields: map[string]Field{
-		"host": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressRuleValue": {Fields: map[string]Field{
-		"http": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressSpec": {Fields: map[string]Field{
-		"backend":          {Optional: true},
-		"ingressClassName": {Optional: true},
-		"rules":            {ListType: "atomic", Optional: true},
-		"tls":              {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressStatus": {Fields: map[string]Field{
-		"loadBalancer": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.IngressTLS": {Fields: map[string]Field{
-		"hosts":      {ListType: "atomic", Optional: true},
-		"secretName": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.ParentReference": {Fields: map[string]Field{
-		"group":     {Optional: true},
-		"name":      {Required: true},
-		"namespace": {Optional: true},
-		"resource":  {Required: true},
-	}},
-	"io.k8s.api.networking.v1beta1.ServiceCIDR": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.ServiceCIDRList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.ServiceCIDRSpec": {Fields: map[string]Field{
-		"cidrs": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.networking.v1beta1.ServiceCIDRStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.node.v1.Overhead": {Fields: map[string]Field{
-		"podFixed": {Optional: true},
-	}},
-	"io.k8s.api.node.v1.RuntimeClass": {Fields: map[string]Field{
-		"handler":    {Required: true},
-		"metadata":   {Optional: true},
-		"overhead":   {Optional: true},
-		"scheduling": {Optional: true},
-	}},
-	"io.k8s.api.node.v1.RuntimeClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.node.v1.Scheduling": {Fields: map[string]Field{
-		"nodeSelector": {MapType: "atomic", Optional: true},
-		"tolerations":  {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.node.v1alpha1.Overhead": {Fields: map[string]Field{
-		"podFixed": {Optional: true},
-	}},
-	"io.k8s.api.node.v1alpha1.RuntimeClass": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.node.v1alpha1.RuntimeClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.node.v1alpha1.RuntimeClassSpec": {Fields: map[string]Field{
-		"overhead":       {Optional: true},
-		"runtimeHandler": {Required: true},
-		"scheduling":     {Optional: true},
-	}},
-	"io.k8s.api.node.v1alpha1.Scheduling": {Fields: map[string]Field{
-		"nodeSelector": {MapType: "atomic", Optional: true},
-		"tolerations":  {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.node.v1beta1.Overhead": {Fields: map[string]Field{
-		"podFixed": {Optional: true},
-	}},
-	"io.k8s.api.node.v1beta1.RuntimeClass": {Fields: map[string]Field{
-		"handler":    {Required: true},
-		"metadata":   {Optional: true},
-		"overhead":   {Optional: true},
-		"scheduling": {Optional: true},
-	}},
-	"io.k8s.api.node.v1beta1.RuntimeClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.node.v1beta1.Scheduling": {Fields: map[string]Field{
-		"nodeSelector": {MapType: "atomic", Optional: true},
-		"tolerations":  {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.policy.v1.Eviction": {Fields: map[string]Field{
-		"deleteOptions": {Optional: true},
-		"metadata":      {Optional: true},
-	}},
-	"io.k8s.api.policy.v1.PodDisruptionBudget": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.policy.v1.PodDisruptionBudgetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.policy.v1.PodDisruptionBudgetSpec": {Fields: map[string]Field{
-		"maxUnavailable":             {Optional: true},
-		"minAvailable":               {Optional: true},
-		"selector":                   {Optional: true},
-		"unhealthyPodEvictionPolicy": {Optional: true},
-	}},
-	"io.k8s.api.policy.v1.PodDisruptionBudgetStatus": {Fields: map[string]Field{
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"currentHealthy":     {Optional: true},
-		"desiredHealthy":     {Optional: true},
-		"disruptedPods":      {Optional: true},
-		"disruptionsAllowed": {Optional: true},
-		"expectedPods":       {Optional: true},
-		"observedGeneration": {Optional: true},
-	}},
-	"io.k8s.api.policy.v1beta1.Eviction": {Fields: map[string]Field{
-		"deleteOptions": {Optional: true},
-		"metadata":      {Optional: true},
-	}},
-	"io.k8s.api.policy.v1beta1.PodDisruptionBudget": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.policy.v1beta1.PodDisruptionBudgetList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.policy.v1beta1.PodDisruptionBudgetSpec": {Fields: map[string]Field{
-		"maxUnavailable":             {Optional: true},
-		"minAvailable":               {Optional: true},
-		"selector":                   {Optional: true},
-		"unhealthyPodEvictionPolicy": {Optional: true},
-	}},
-	"io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus": {Fields: map[string]Field{
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"currentHealthy":     {Optional: true},
-		"desiredHealthy":     {Optional: true},
-		"disruptedPods":      {Optional: true},
-		"disruptionsAllowed": {Optional: true},
-		"expectedPods":       {Optional: true},
-		"observedGeneration": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1.AggregationRule": {Fields: map[string]Field{
-		"clusterRoleSelectors": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1.ClusterRole": {Fields: map[string]Field{
-		"aggregationRule": {Optional: true},
-		"metadata":        {Optional: true},
-		"rules":           {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1.ClusterRoleBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"roleRef":  {Required: true},
-		"subjects": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1.ClusterRoleBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1.ClusterRoleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1.PolicyRule": {Fields: map[string]Field{
-		"apiGroups":       {ListType: "atomic", Optional: true},
-		"nonResourceURLs": {ListType: "atomic", Optional: true},
-		"resourceNames":   {ListType: "atomic", Optional: true},
-		"resources":       {ListType: "atomic", Optional: true},
-		"verbs":           {ListType: "atomic", Required: true},
-	}},
-	"io.k8s.api.rbac.v1.Role": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"rules":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1.RoleBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"roleRef":  {Required: true},
-		"subjects": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1.RoleBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1.RoleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1.RoleRef": {StructType: "atomic", Fields: map[string]Field{
-		"apiGroup": {Optional: true},
-		"kind":     {Required: true},
-		"name":     {Required: true},
-	}},
-	"io.k8s.api.rbac.v1.Subject": {StructType: "atomic", Fields: map[string]Field{
-		"apiGroup":  {Optional: true},
-		"kind":      {Required: true},
-		"name":      {Required: true},
-		"namespace": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.AggregationRule": {Fields: map[string]Field{
-		"clusterRoleSelectors": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.ClusterRole": {Fields: map[string]Field{
-		"aggregationRule": {Optional: true},
-		"metadata":        {Optional: true},
-		"rules":           {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.ClusterRoleBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"roleRef":  {Required: true},
-		"subjects": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.ClusterRoleBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.ClusterRoleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.PolicyRule": {Fields: map[string]Field{
-		"apiGroups":       {ListType: "atomic", Optional: true},
-		"nonResourceURLs": {ListType: "atomic", Optional: true},
-		"resourceNames":   {ListType: "atomic", Optional: true},
-		"resources":       {ListType: "atomic", Optional: true},
-		"verbs":           {ListType: "atomic", Required: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.Role": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"rules":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.RoleBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"roleRef":  {Required: true},
-		"subjects": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.RoleBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.RoleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.RoleRef": {Fields: map[string]Field{
-		"apiGroup": {Optional: true},
-		"kind":     {Required: true},
-		"name":     {Required: true},
-	}},
-	"io.k8s.api.rbac.v1alpha1.Subject": {Fields: map[string]Field{
-		"apiVersion": {Optional: true},
-		"kind":       {Required: true},
-		"name":       {Required: true},
-		"namespace":  {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.AggregationRule": {Fields: map[string]Field{
-		"clusterRoleSelectors": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.ClusterRole": {Fields: map[string]Field{
-		"aggregationRule": {Optional: true},
-		"metadata":        {Optional: true},
-		"rules":           {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.ClusterRoleBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"roleRef":  {Required: true},
-		"subjects": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.ClusterRoleBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.ClusterRoleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.PolicyRule": {Fields: map[string]Field{
-		"apiGroups":       {ListType: "atomic", Optional: true},
-		"nonResourceURLs": {ListType: "atomic", Optional: true},
-		"resourceNames":   {ListType: "atomic", Optional: true},
-		"resources":       {ListType: "atomic", Optional: true},
-		"verbs":           {ListType: "atomic", Required: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.Role": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"rules":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.RoleBinding": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"roleRef":  {Required: true},
-		"subjects": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.RoleBindingList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.RoleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.RoleRef": {Fields: map[string]Field{
-		"apiGroup": {Optional: true},
-		"kind":     {Required: true},
-		"name":     {Required: true},
-	}},
-	"io.k8s.api.rbac.v1beta1.Subject": {Fields: map[string]Field{
-		"apiGroup":  {Optional: true},
-		"kind":      {Required: true},
-		"name":      {Required: true},
-		"namespace": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.AllocatedDeviceStatus": {Fields: map[string]Field{
-		"conditions":  {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"data":        {Optional: true},
-		"device":      {Required: true},
-		"driver":      {Required: true},
-		"networkData": {Optional: true},
-		"pool":        {Required: true},
-		"shareID":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.AllocationResult": {Fields: map[string]Field{
-		"allocationTimestamp": {Optional: true},
-		"devices":             {Optional: true},
-		"nodeSelector":        {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.CELDeviceSelector": {Fields: map[string]Field{
-		"expression": {Required: true},
-	}},
-	"io.k8s.api.resource.v1.CapacityRequestPolicy": {Fields: map[string]Field{
-		"default":     {Optional: true},
-		"validRange":  {Optional: true},
-		"validValues": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.CapacityRequestPolicyRange": {Fields: map[string]Field{
-		"max":  {Optional: true},
-		"min":  {Required: true},
-		"step": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.CapacityRequirements": {Fields: map[string]Field{
-		"requests": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.Counter": {Fields: map[string]Field{
-		"value": {Required: true},
-	}},
-	"io.k8s.api.resource.v1.CounterSet": {Fields: map[string]Field{
-		"counters": {Required: true},
-		"name":     {Required: true},
-	}},
-	"io.k8s.api.resource.v1.Device": {Fields: map[string]Field{
-		"allNodes":                 {Optional: true},
-		"allowMultipleAllocations": {Optional: true},
-		"attributes":               {Optional: true},
-		"bindingConditions":        {ListType: "atomic", Optional: true},
-		"bindingFailureConditions": {ListType: "atomic", Optional: true},
-		"bindsToNode":              {Optional: true},
-		"capacity":                 {Optional: true},
-		"consumesCounters":         {ListType: "atomic", Optional: true},
-		"name":                     {Required: true},
-		"nodeAllocatableResources": {Optional: true},
-		"nodeName":                 {Optional: true},
-		"nodeSelector":             {Optional: true},
-		"taints":                   {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceAllocationConfiguration": {Fields: map[string]Field{
-		"requests": {ListType: "atomic", Optional: true},
-		"source":   {Required: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceAllocationResult": {Fields: map[string]Field{
-		"config":  {ListType: "atomic", Optional: true},
-		"results": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceAttribute": {Fields: map[string]Field{
-		"bool":     {Optional: true},
-		"bools":    {ListType: "atomic", Optional: true},
-		"int":      {Optional: true},
-		"ints":     {ListType: "atomic", Optional: true},
-		"string":   {Optional: true},
-		"strings":  {ListType: "atomic", Optional: true},
-		"version":  {Optional: true},
-		"versions": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceCapacity": {Fields: map[string]Field{
-		"requestPolicy": {Optional: true},
-		"value":         {Required: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceClaim": {Fields: map[string]Field{
-		"config":      {ListType: "atomic", Optional: true},
-		"constraints": {ListType: "atomic", Optional: true},
-		"requests":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceClaimConfiguration": {Fields: map[string]Field{
-		"requests": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceClass": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceClassSpec": {Fields: map[string]Field{
-		"config":               {ListType: "atomic", Optional: true},
-		"extendedResourceName": {Optional: true},
-		"selectors":            {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceConfiguration": {Fields: map[string]Field{
-		"opaque": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceConstraint": {Fields: map[string]Field{
-		"distinctAttribute": {Optional: true},
-		"matchAttribute":    {Optional: true},
-		"requests":          {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceCounterConsumption": {Fields: map[string]Field{
-		"compatibilityGroups": {ListType: "atomic", Optional: true},
-		"counterSet":          {Required: true},
-		"counters":            {Required: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceDerivedAttribute": {Fields: map[string]Field{
-		"expression": {Required: true},
-		"name":       {Required: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceRequest": {Fields: map[string]Field{
-		"exactly":        {Optional: true},
-		"firstAvailable": {ListType: "atomic", Optional: true},
-		"name":           {Required: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceRequestAllocationResult": {Fields: map[string]Field{
-		"adminAccess":              {Optional: true},
-		"bindingConditions":        {ListType: "atomic", Optional: true},
-		"bindingFailureConditions": {ListType: "atomic", Optional: true},
-		"consumedCapacity":         {Optional: true},
-		"device":                   {Required: true},
-		"driver":                   {Required: true},
-		"pool":                     {Required: true},
-		"request":                  {Required: true},
-		"shareID":                  {Optional: true},
-		"skipNodeOperations":       {ListType: "set", Optional: true},
-		"tolerations":              {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceSelector": {Fields: map[string]Field{
-		"cel": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceSubRequest": {Fields: map[string]Field{
-		"allocationMode":    {Optional: true},
-		"capacity":          {Optional: true},
-		"count":             {Optional: true},
-		"derivedAttributes": {ListType: "atomic", Optional: true},
-		"deviceClassName":   {Required: true},
-		"name":              {Required: true},
-		"selectors":         {ListType: "atomic", Optional: true},
-		"tolerations":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceTaint": {Fields: map[string]Field{
-		"effect":    {Required: true},
-		"key":       {Required: true},
-		"timeAdded": {Optional: true},
-		"value":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceTaintRule": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceTaintRuleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceTaintRuleSpec": {Fields: map[string]Field{
-		"deviceSelector": {Optional: true},
-		"taint":          {Required: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceTaintRuleStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceTaintSelector": {Fields: map[string]Field{
-		"device": {Optional: true},
-		"driver": {Optional: true},
-		"pool":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.DeviceToleration": {Fields: map[string]Field{
-		"effect":            {Optional: true},
-		"key":               {Optional: true},
-		"operator":          {Optional: true, Default: `"Equal"`},
-		"tolerationSeconds": {Optional: true},
-		"value":             {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.ExactDeviceRequest": {Fields: map[string]Field{
-		"adminAccess":       {Optional: true},
-		"allocationMode":    {Optional: true},
-		"capacity":          {Optional: true},
-		"count":             {Optional: true},
-		"derivedAttributes": {ListType: "atomic", Optional: true},
-		"deviceClassName":   {Required: true},
-		"selectors":         {ListType: "atomic", Optional: true},
-		"tolerations":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.NetworkDeviceData": {Fields: map[string]Field{
-		"hardwareAddress": {Optional: true},
-		"interfaceName":   {Optional: true},
-		"ips":             {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1.NodeAllocatableMapping": {Fields: map[string]Field{
-		"capacityKey":        {Optional: true},
-		"capacityMultiplier": {Optional: true},
-		"deviceMultiplier":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.NodeAllocatableOverhead": {Fields: map[string]Field{
-		"perContainer": {Optional: true},
-		"perPod":       {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.NodeAllocatableResource": {Fields: map[string]Field{
-		"mapping":  {Optional: true},
-		"overhead": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.OpaqueDeviceConfiguration": {Fields: map[string]Field{
-		"driver":     {Required: true},
-		"parameters": {Required: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceClaim": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceClaimConsumerReference": {Fields: map[string]Field{
-		"apiGroup": {Optional: true},
-		"name":     {Required: true},
-		"resource": {Required: true},
-		"uid":      {Required: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceClaimList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceClaimSpec": {Fields: map[string]Field{
-		"devices": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceClaimStatus": {Fields: map[string]Field{
-		"allocation":  {Optional: true},
-		"devices":     {ListType: "map", ListMapKeys: []string{"driver", "device", "pool", "shareID"}, Optional: true},
-		"reservedFor": {ListType: "map", ListMapKeys: []string{"uid"}, Optional: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceClaimTemplate": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceClaimTemplateList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceClaimTemplateSpec": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.ResourcePool": {Fields: map[string]Field{
-		"generation":         {Required: true},
-		"name":               {Required: true},
-		"resourceSliceCount": {Required: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceSlice": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceSliceList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1.ResourceSliceSpec": {Fields: map[string]Field{
-		"allNodes":               {Optional: true},
-		"devices":                {ListType: "atomic", Optional: true},
-		"driver":                 {Required: true},
-		"nodeName":               {Optional: true},
-		"nodeSelector":           {Optional: true},
-		"partitionTypeAttribute": {Optional: true},
-		"perDeviceNodeSelection": {Optional: true},
-		"pool":                   {Required: true},
-		"sharedCounters":         {ListType: "atomic", Optional: true},
-		"skipNodeOperations":     {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.CELDeviceSelector": {Fields: map[string]Field{
-		"expression": {Required: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.DeviceSelector": {Fields: map[string]Field{
-		"cel": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.DeviceTaint": {Fields: map[string]Field{
-		"effect":    {Required: true},
-		"key":       {Required: true},
-		"timeAdded": {Optional: true},
-		"value":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.DeviceTaintRule": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.DeviceTaintRuleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.DeviceTaintRuleSpec": {Fields: map[string]Field{
-		"deviceSelector": {Optional: true},
-		"taint":          {Required: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.DeviceTaintRuleStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.DeviceTaintSelector": {Fields: map[string]Field{
-		"device": {Optional: true},
-		"driver": {Optional: true},
-		"pool":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.PartitionTypeStatus": {Fields: map[string]Field{
-		"allocatable": {Required: true},
-		"attribute":   {Required: true},
-		"total":       {Required: true},
-		"type":        {Required: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.PoolStatus": {Fields: map[string]Field{
-		"allocatedDevices":   {Optional: true},
-		"availableDevices":   {Optional: true},
-		"driver":             {Required: true},
-		"generation":         {Required: true},
-		"nodeName":           {Optional: true},
-		"partitionSummary":   {ListType: "atomic", ListMapKeys: []string{"attribute", "type"}, Optional: true},
-		"poolName":           {Required: true},
-		"resourceSliceCount": {Optional: true},
-		"shareableSummary":   {Optional: true},
-		"totalDevices":       {Optional: true},
-		"unavailableDevices": {Optional: true},
-		"validationError":    {Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequest": {Fields: map[string]Field{
-		"metadata": {Required: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequestList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequestSpec": {Fields: map[string]Field{
-		"defaultPartitionTypeAttribute": {Optional: true},
-		"driver":                        {Required: true},
-		"limit":                         {Optional: true, Default: "100"},
-		"poolName":                      {Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequestStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"poolCount":  {Required: true},
-		"pools":      {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.ShareableCapacityStatus": {Fields: map[string]Field{
-		"available": {Required: true},
-		"consumed":  {Required: true},
-		"name":      {Required: true},
-		"total":     {Required: true},
-	}},
-	"io.k8s.api.resource.v1alpha3.ShareableSummaryStatus": {Fields: map[string]Field{
-		"capacity":                  {ListType: "atomic", Optional: true},
-		"fullyAvailableDevices":     {Required: true},
-		"partiallyAvailableDevices": {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.AllocatedDeviceStatus": {Fields: map[string]Field{
-		"conditions":  {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"data":        {Optional: true},
-		"device":      {Required: true},
-		"driver":      {Required: true},
-		"networkData": {Optional: true},
-		"pool":        {Required: true},
-		"shareID":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.AllocationResult": {Fields: map[string]Field{
-		"allocationTimestamp": {Optional: true},
-		"devices":             {Optional: true},
-		"nodeSelector":        {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.BasicDevice": {Fields: map[string]Field{
-		"allNodes":                 {Optional: true},
-		"allowMultipleAllocations": {Optional: true},
-		"attributes":               {Optional: true},
-		"bindingConditions":        {ListType: "atomic", Optional: true},
-		"bindingFailureConditions": {ListType: "atomic", Optional: true},
-		"bindsToNode":              {Optional: true},
-		"capacity":                 {Optional: true},
-		"consumesCounters":         {ListType: "atomic", Optional: true},
-		"nodeAllocatableResources": {Optional: true},
-		"nodeName":                 {Optional: true},
-		"nodeSelector":             {Optional: true},
-		"taints":                   {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.CELDeviceSelector": {Fields: map[string]Field{
-		"expression": {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.CapacityRequestPolicy": {Fields: map[string]Field{
-		"default":     {Optional: true},
-		"validRange":  {Optional: true},
-		"validValues": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.CapacityRequestPolicyRange": {Fields: map[string]Field{
-		"max":  {Optional: true},
-		"min":  {Required: true},
-		"step": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.CapacityRequirements": {Fields: map[string]Field{
-		"requests": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.Counter": {Fields: map[string]Field{
-		"value": {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.CounterSet": {Fields: map[string]Field{
-		"counters": {Required: true},
-		"name":     {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.Device": {Fields: map[string]Field{
-		"basic": {Optional: true},
-		"name":  {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceAllocationConfiguration": {Fields: map[string]Field{
-		"requests": {ListType: "atomic", Optional: true},
-		"source":   {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceAllocationResult": {Fields: map[string]Field{
-		"config":  {ListType: "atomic", Optional: true},
-		"results": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceAttribute": {Fields: map[string]Field{
-		"bool":     {Optional: true},
-		"bools":    {ListType: "atomic", Optional: true},
-		"int":      {Optional: true},
-		"ints":     {ListType: "atomic", Optional: true},
-		"string":   {Optional: true},
-		"strings":  {ListType: "atomic", Optional: true},
-		"version":  {Optional: true},
-		"versions": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceCapacity": {Fields: map[string]Field{
-		"requestPolicy": {Optional: true},
-		"value":         {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceClaim": {Fields: map[string]Field{
-		"config":      {ListType: "atomic", Optional: true},
-		"constraints": {ListType: "atomic", Optional: true},
-		"requests":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceClaimConfiguration": {Fields: map[string]Field{
-		"requests": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceClass": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceClassSpec": {Fields: map[string]Field{
-		"config":               {ListType: "atomic", Optional: true},
-		"extendedResourceName": {Optional: true},
-		"selectors":            {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceConfiguration": {Fields: map[string]Field{
-		"opaque": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceConstraint": {Fields: map[string]Field{
-		"distinctAttribute": {Optional: true},
-		"matchAttribute":    {Optional: true},
-		"requests":          {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceCounterConsumption": {Fields: map[string]Field{
-		"compatibilityGroups": {ListType: "atomic", Optional: true},
-		"counterSet":          {Required: true},
-		"counters":            {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceDerivedAttribute": {Fields: map[string]Field{
-		"expression": {Required: true},
-		"name":       {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceRequest": {Fields: map[string]Field{
-		"adminAccess":       {Optional: true},
-		"allocationMode":    {Optional: true},
-		"capacity":          {Optional: true},
-		"count":             {Optional: true},
-		"derivedAttributes": {ListType: "atomic", Optional: true},
-		"deviceClassName":   {Optional: true},
-		"firstAvailable":    {ListType: "atomic", Optional: true},
-		"name":              {Required: true},
-		"selectors":         {ListType: "atomic", Optional: true},
-		"tolerations":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceRequestAllocationResult": {Fields: map[string]Field{
-		"adminAccess":              {Optional: true},
-		"bindingConditions":        {ListType: "atomic", Optional: true},
-		"bindingFailureConditions": {ListType: "atomic", Optional: true},
-		"consumedCapacity":         {Optional: true},
-		"device":                   {Required: true},
-		"driver":                   {Required: true},
-		"pool":                     {Required: true},
-		"request":                  {Required: true},
-		"shareID":                  {Optional: true},
-		"skipNodeOperations":       {ListType: "set", Optional: true},
-		"tolerations":              {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceSelector": {Fields: map[string]Field{
-		"cel": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceSubRequest": {Fields: map[string]Field{
-		"allocationMode":    {Optional: true},
-		"capacity":          {Optional: true},
-		"count":             {Optional: true},
-		"derivedAttributes": {ListType: "atomic", Optional: true},
-		"deviceClassName":   {Required: true},
-		"name":              {Required: true},
-		"selectors":         {ListType: "atomic", Optional: true},
-		"tolerations":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceTaint": {Fields: map[string]Field{
-		"effect":    {Required: true},
-		"key":       {Required: true},
-		"timeAdded": {Optional: true},
-		"value":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.DeviceToleration": {Fields: map[string]Field{
-		"effect":            {Optional: true},
-		"key":               {Optional: true},
-		"operator":          {Optional: true, Default: `"Equal"`},
-		"tolerationSeconds": {Optional: true},
-		"value":             {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.NetworkDeviceData": {Fields: map[string]Field{
-		"hardwareAddress": {Optional: true},
-		"interfaceName":   {Optional: true},
-		"ips":             {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.NodeAllocatableMapping": {Fields: map[string]Field{
-		"capacityKey":        {Optional: true},
-		"capacityMultiplier": {Optional: true},
-		"deviceMultiplier":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.NodeAllocatableOverhead": {Fields: map[string]Field{
-		"perContainer": {Optional: true},
-		"perPod":       {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.NodeAllocatableResource": {Fields: map[string]Field{
-		"mapping":  {Optional: true},
-		"overhead": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.OpaqueDeviceConfiguration": {Fields: map[string]Field{
-		"driver":     {Required: true},
-		"parameters": {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceClaim": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceClaimConsumerReference": {Fields: map[string]Field{
-		"apiGroup": {Optional: true},
-		"name":     {Required: true},
-		"resource": {Required: true},
-		"uid":      {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceClaimList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceClaimSpec": {Fields: map[string]Field{
-		"devices": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceClaimStatus": {Fields: map[string]Field{
-		"allocation":  {Optional: true},
-		"devices":     {ListType: "map", ListMapKeys: []string{"driver", "device", "pool", "shareID"}, Optional: true},
-		"reservedFor": {ListType: "map", ListMapKeys: []string{"uid"}, Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceClaimTemplate": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceClaimTemplateList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceClaimTemplateSpec": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourcePool": {Fields: map[string]Field{
-		"generation":         {Required: true},
-		"name":               {Required: true},
-		"resourceSliceCount": {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceSlice": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceSliceList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta1.ResourceSliceSpec": {Fields: map[string]Field{
-		"allNodes":               {Optional: true},
-		"devices":                {ListType: "atomic", Optional: true},
-		"driver":                 {Required: true},
-		"nodeName":               {Optional: true},
-		"nodeSelector":           {Optional: true},
-		"partitionTypeAttribute": {Optional: true},
-		"perDeviceNodeSelection": {Optional: true},
-		"pool":                   {Required: true},
-		"sharedCounters":         {ListType: "atomic", Optional: true},
-		"skipNodeOperations":     {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.AllocatedDeviceStatus": {Fields: map[string]Field{
-		"conditions":  {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"data":        {Optional: true},
-		"device":      {Required: true},
-		"driver":      {Required: true},
-		"networkData": {Optional: true},
-		"pool":        {Required: true},
-		"shareID":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.AllocationResult": {Fields: map[string]Field{
-		"allocationTimestamp": {Optional: true},
-		"devices":             {Optional: true},
-		"nodeSelector":        {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.CELDeviceSelector": {Fields: map[string]Field{
-		"expression": {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.CapacityRequestPolicy": {Fields: map[string]Field{
-		"default":     {Optional: true},
-		"validRange":  {Optional: true},
-		"validValues": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.CapacityRequestPolicyRange": {Fields: map[string]Field{
-		"max":  {Optional: true},
-		"min":  {Required: true},
-		"step": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.CapacityRequirements": {Fields: map[string]Field{
-		"requests": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.Counter": {Fields: map[string]Field{
-		"value": {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.CounterSet": {Fields: map[string]Field{
-		"counters": {Required: true},
-		"name":     {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.Device": {Fields: map[string]Field{
-		"allNodes":                 {Optional: true},
-		"allowMultipleAllocations": {Optional: true},
-		"attributes":               {Optional: true},
-		"bindingConditions":        {ListType: "atomic", Optional: true},
-		"bindingFailureConditions": {ListType: "atomic", Optional: true},
-		"bindsToNode":              {Optional: true},
-		"capacity":                 {Optional: true},
-		"consumesCounters":         {ListType: "atomic", Optional: true},
-		"name":                     {Required: true},
-		"nodeAllocatableResources": {Optional: true},
-		"nodeName":                 {Optional: true},
-		"nodeSelector":             {Optional: true},
-		"taints":                   {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceAllocationConfiguration": {Fields: map[string]Field{
-		"requests": {ListType: "atomic", Optional: true},
-		"source":   {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceAllocationResult": {Fields: map[string]Field{
-		"config":  {ListType: "atomic", Optional: true},
-		"results": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceAttribute": {Fields: map[string]Field{
-		"bool":     {Optional: true},
-		"bools":    {ListType: "atomic", Optional: true},
-		"int":      {Optional: true},
-		"ints":     {ListType: "atomic", Optional: true},
-		"string":   {Optional: true},
-		"strings":  {ListType: "atomic", Optional: true},
-		"version":  {Optional: true},
-		"versions": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceCapacity": {Fields: map[string]Field{
-		"requestPolicy": {Optional: true},
-		"value":         {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceClaim": {Fields: map[string]Field{
-		"config":      {ListType: "atomic", Optional: true},
-		"constraints": {ListType: "atomic", Optional: true},
-		"requests":    {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceClaimConfiguration": {Fields: map[string]Field{
-		"requests": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceClass": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceClassSpec": {Fields: map[string]Field{
-		"config":               {ListType: "atomic", Optional: true},
-		"extendedResourceName": {Optional: true},
-		"selectors":            {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceConfiguration": {Fields: map[string]Field{
-		"opaque": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceConstraint": {Fields: map[string]Field{
-		"distinctAttribute": {Optional: true},
-		"matchAttribute":    {Optional: true},
-		"requests":          {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceCounterConsumption": {Fields: map[string]Field{
-		"compatibilityGroups": {ListType: "atomic", Optional: true},
-		"counterSet":          {Required: true},
-		"counters":            {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceDerivedAttribute": {Fields: map[string]Field{
-		"expression": {Required: true},
-		"name":       {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceRequest": {Fields: map[string]Field{
-		"exactly":        {Optional: true},
-		"firstAvailable": {ListType: "atomic", Optional: true},
-		"name":           {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceRequestAllocationResult": {Fields: map[string]Field{
-		"adminAccess":              {Optional: true},
-		"bindingConditions":        {ListType: "atomic", Optional: true},
-		"bindingFailureConditions": {ListType: "atomic", Optional: true},
-		"consumedCapacity":         {Optional: true},
-		"device":                   {Required: true},
-		"driver":                   {Required: true},
-		"pool":                     {Required: true},
-		"request":                  {Required: true},
-		"shareID":                  {Optional: true},
-		"skipNodeOperations":       {ListType: "set", Optional: true},
-		"tolerations":              {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceSelector": {Fields: map[string]Field{
-		"cel": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceSubRequest": {Fields: map[string]Field{
-		"allocationMode":    {Optional: true},
-		"capacity":          {Optional: true},
-		"count":             {Optional: true},
-		"derivedAttributes": {ListType: "atomic", Optional: true},
-		"deviceClassName":   {Required: true},
-		"name":              {Required: true},
-		"selectors":         {ListType: "atomic", Optional: true},
-		"tolerations":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceTaint": {Fields: map[string]Field{
-		"effect":    {Required: true},
-		"key":       {Required: true},
-		"timeAdded": {Optional: true},
-		"value":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceTaintRule": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceTaintRuleList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceTaintRuleSpec": {Fields: map[string]Field{
-		"deviceSelector": {Optional: true},
-		"taint":          {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceTaintRuleStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceTaintSelector": {Fields: map[string]Field{
-		"device": {Optional: true},
-		"driver": {Optional: true},
-		"pool":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.DeviceToleration": {Fields: map[string]Field{
-		"effect":            {Optional: true},
-		"key":               {Optional: true},
-		"operator":          {Optional: true, Default: `"Equal"`},
-		"tolerationSeconds": {Optional: true},
-		"value":             {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ExactDeviceRequest": {Fields: map[string]Field{
-		"adminAccess":       {Optional: true},
-		"allocationMode":    {Optional: true},
-		"capacity":          {Optional: true},
-		"count":             {Optional: true},
-		"derivedAttributes": {ListType: "atomic", Optional: true},
-		"deviceClassName":   {Required: true},
-		"selectors":         {ListType: "atomic", Optional: true},
-		"tolerations":       {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.NetworkDeviceData": {Fields: map[string]Field{
-		"hardwareAddress": {Optional: true},
-		"interfaceName":   {Optional: true},
-		"ips":             {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.NodeAllocatableMapping": {Fields: map[string]Field{
-		"capacityKey":        {Optional: true},
-		"capacityMultiplier": {Optional: true},
-		"deviceMultiplier":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.NodeAllocatableOverhead": {Fields: map[string]Field{
-		"perContainer": {Optional: true},
-		"perPod":       {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.NodeAllocatableResource": {Fields: map[string]Field{
-		"mapping":  {Optional: true},
-		"overhead": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.OpaqueDeviceConfiguration": {Fields: map[string]Field{
-		"driver":     {Required: true},
-		"parameters": {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceClaim": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceClaimConsumerReference": {Fields: map[string]Field{
-		"apiGroup": {Optional: true},
-		"name":     {Required: true},
-		"resource": {Required: true},
-		"uid":      {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceClaimList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceClaimSpec": {Fields: map[string]Field{
-		"devices": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceClaimStatus": {Fields: map[string]Field{
-		"allocation":  {Optional: true},
-		"devices":     {ListType: "map", ListMapKeys: []string{"driver", "device", "pool", "shareID"}, Optional: true},
-		"reservedFor": {ListType: "map", ListMapKeys: []string{"uid"}, Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceClaimTemplate": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceClaimTemplateList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceClaimTemplateSpec": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourcePool": {Fields: map[string]Field{
-		"generation":         {Required: true},
-		"name":               {Required: true},
-		"resourceSliceCount": {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceSlice": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceSliceList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.resource.v1beta2.ResourceSliceSpec": {Fields: map[string]Field{
-		"allNodes":               {Optional: true},
-		"devices":                {ListType: "atomic", Optional: true},
-		"driver":                 {Required: true},
-		"nodeName":               {Optional: true},
-		"nodeSelector":           {Optional: true},
-		"partitionTypeAttribute": {Optional: true},
-		"perDeviceNodeSelection": {Optional: true},
-		"pool":                   {Required: true},
-		"sharedCounters":         {ListType: "atomic", Optional: true},
-		"skipNodeOperations":     {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1.PriorityClass": {Fields: map[string]Field{
-		"description":      {Optional: true},
-		"globalDefault":    {Optional: true},
-		"metadata":         {Optional: true},
-		"preemptionPolicy": {Optional: true},
-		"value":            {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1.PriorityClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.CompositeDisruptionMode": {Fields: map[string]Field{
-		"all":    {Optional: true},
-		"single": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.CompositeGangSchedulingPolicy": {Fields: map[string]Field{
-		"minGroupCount": {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.CompositePodGroup": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.CompositePodGroupList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.CompositePodGroupSchedulingConstraints": {Fields: map[string]Field{
-		"topology": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.CompositePodGroupSchedulingPolicy": {Fields: map[string]Field{
-		"basic": {Optional: true},
-		"gang":  {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.CompositePodGroupSpec": {Fields: map[string]Field{
-		"disruptionMode":              {Optional: true, Default: `{"single": {}}`},
-		"parentCompositePodGroupName": {Optional: true},
-		"preemptionPolicy":            {Optional: true},
-		"priority":                    {Optional: true},
-		"priorityClassName":           {Optional: true},
-		"schedulingConstraints":       {Optional: true},
-		"schedulingPolicy":            {Required: true},
-		"workloadRef":                 {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.CompositePodGroupStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.CompositePodGroupTemplate": {Fields: map[string]Field{
-		"compositePodGroupTemplates": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"disruptionMode":             {Optional: true},
-		"name":                       {Required: true},
-		"podGroupTemplates":          {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"preemptionPolicy":           {Optional: true},
-		"priority":                   {Optional: true},
-		"priorityClassName":          {Optional: true},
-		"schedulingConstraints":      {Optional: true},
-		"schedulingPolicy":           {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.DisruptionMode": {Fields: map[string]Field{
-		"all":    {Optional: true},
-		"single": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.GangSchedulingPolicy": {Fields: map[string]Field{
-		"minCount": {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.PodGroup": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.PodGroupList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.PodGroupResourceClaim": {Fields: map[string]Field{
-		"name":                      {Required: true},
-		"resourceClaimName":         {Optional: true},
-		"resourceClaimTemplateName": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.PodGroupResourceClaimStatus": {Fields: map[string]Field{
-		"name":              {Required: true},
-		"resourceClaimName": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.PodGroupSchedulingConstraints": {Fields: map[string]Field{
-		"topology": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.PodGroupSchedulingPolicy": {Fields: map[string]Field{
-		"basic": {Optional: true},
-		"gang":  {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.PodGroupSpec": {Fields: map[string]Field{
-		"disruptionMode":              {Optional: true, Default: `{"single": {}}`},
-		"parentCompositePodGroupName": {Optional: true},
-		"preemptionPolicy":            {Optional: true},
-		"priority":                    {Optional: true},
-		"priorityClassName":           {Optional: true},
-		"resourceClaims":              {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"schedulingConstraints":       {Optional: true},
-		"schedulingPolicy":            {Required: true},
-		"workloadRef":                 {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.PodGroupStatus": {Fields: map[string]Field{
-		"conditions":            {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"resourceClaimStatuses": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.PodGroupTemplate": {Fields: map[string]Field{
-		"disruptionMode":        {Optional: true},
-		"name":                  {Required: true},
-		"preemptionPolicy":      {Optional: true},
-		"priority":              {Optional: true},
-		"priorityClassName":     {Optional: true},
-		"resourceClaims":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"schedulingConstraints": {Optional: true},
-		"schedulingPolicy":      {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.TopologyConstraint": {Fields: map[string]Field{
-		"key": {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.TypedLocalObjectReference": {Fields: map[string]Field{
-		"apiGroup": {Optional: true},
-		"kind":     {Required: true},
-		"name":     {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.Workload": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadCompositePodGroupDisruptionMode": {Fields: map[string]Field{
-		"all":    {Optional: true},
-		"single": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadCompositePodGroupGangSchedulingPolicy": {Fields: map[string]Field{
-		"minGroupCount": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadCompositePodGroupSchedulingConstraints": {Fields: map[string]Field{
-		"topology": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadCompositePodGroupSchedulingPolicy": {Fields: map[string]Field{
-		"basic": {Optional: true},
-		"gang":  {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupDisruptionMode": {Fields: map[string]Field{
-		"all":    {Optional: true},
-		"single": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupGangSchedulingPolicy": {Fields: map[string]Field{
-		"minCount": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupResourceClaim": {Fields: map[string]Field{
-		"name":                      {Required: true},
-		"resourceClaimName":         {Optional: true},
-		"resourceClaimTemplateName": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingConstraints": {Fields: map[string]Field{
-		"topology": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingPolicy": {Fields: map[string]Field{
-		"basic": {Optional: true},
-		"gang":  {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadReference": {Fields: map[string]Field{
-		"templateName": {Required: true},
-		"workloadName": {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1alpha3.WorkloadSpec": {Fields: map[string]Field{
-		"compositePodGroupTemplates": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"controllerRef":              {Optional: true},
-		"podGroupTemplates":          {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.CompositeDisruptionMode": {Fields: map[string]Field{
-		"all":    {Optional: true},
-		"single": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.CompositeGangSchedulingPolicy": {Fields: map[string]Field{
-		"minGroupCount": {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.CompositePodGroupSchedulingConstraints": {Fields: map[string]Field{
-		"topology": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.CompositePodGroupSchedulingPolicy": {Fields: map[string]Field{
-		"basic": {Optional: true},
-		"gang":  {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.CompositePodGroupTemplate": {Fields: map[string]Field{
-		"compositePodGroupTemplates": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"disruptionMode":             {Optional: true},
-		"name":                       {Required: true},
-		"podGroupTemplates":          {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"preemptionPolicy":           {Optional: true},
-		"priority":                   {Optional: true},
-		"priorityClassName":          {Optional: true},
-		"schedulingConstraints":      {Optional: true},
-		"schedulingPolicy":           {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.DisruptionMode": {Fields: map[string]Field{
-		"all":    {Optional: true},
-		"single": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.GangSchedulingPolicy": {Fields: map[string]Field{
-		"minCount": {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PodGroup": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PodGroupList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PodGroupResourceClaim": {Fields: map[string]Field{
-		"name":                      {Required: true},
-		"resourceClaimName":         {Optional: true},
-		"resourceClaimTemplateName": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PodGroupResourceClaimStatus": {Fields: map[string]Field{
-		"name":              {Required: true},
-		"resourceClaimName": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PodGroupSchedulingConstraints": {Fields: map[string]Field{
-		"topology": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PodGroupSchedulingPolicy": {Fields: map[string]Field{
-		"basic": {Optional: true},
-		"gang":  {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PodGroupSpec": {Fields: map[string]Field{
-		"disruptionMode":              {Optional: true, Default: `{"single": {}}`},
-		"parentCompositePodGroupName": {Optional: true},
-		"preemptionPolicy":            {Optional: true},
-		"priority":                    {Optional: true},
-		"priorityClassName":           {Optional: true},
-		"resourceClaims":              {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"schedulingConstraints":       {Optional: true},
-		"schedulingPolicy":            {Required: true},
-		"workloadRef":                 {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PodGroupStatus": {Fields: map[string]Field{
-		"conditions":            {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"resourceClaimStatuses": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PodGroupTemplate": {Fields: map[string]Field{
-		"disruptionMode":        {Optional: true},
-		"name":                  {Required: true},
-		"preemptionPolicy":      {Optional: true},
-		"priority":              {Optional: true},
-		"priorityClassName":     {Optional: true},
-		"resourceClaims":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"schedulingConstraints": {Optional: true},
-		"schedulingPolicy":      {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PriorityClass": {Fields: map[string]Field{
-		"description":      {Optional: true},
-		"globalDefault":    {Optional: true},
-		"metadata":         {Optional: true},
-		"preemptionPolicy": {Optional: true},
-		"value":            {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.PriorityClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.TopologyConstraint": {Fields: map[string]Field{
-		"key": {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.TypedLocalObjectReference": {Fields: map[string]Field{
-		"apiGroup": {Optional: true},
-		"kind":     {Required: true},
-		"name":     {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.Workload": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.WorkloadList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.WorkloadReference": {Fields: map[string]Field{
-		"templateName": {Required: true},
-		"workloadName": {Required: true},
-	}},
-	"io.k8s.api.scheduling.v1beta1.WorkloadSpec": {Fields: map[string]Field{
-		"compositePodGroupTemplates": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-		"controllerRef":              {Optional: true},
-		"podGroupTemplates":          {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.storage.v1.CSIDriverList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.CSIDriverSpec": {Fields: map[string]Field{
-		"attachRequired":                     {Optional: true},
-		"fsGroupPolicy":                      {Optional: true},
-		"nodeAllocatableUpdatePeriodSeconds": {Optional: true},
-		"podInfoOnMount":                     {Optional: true},
-		"preventPodSchedulingIfMissing":      {Optional: true},
-		"requiresRepublish":                  {Optional: true},
-		"seLinuxMount":                       {Optional: true},
-		"serviceAccountTokenInSecrets":       {Optional: true},
-		"storageCapacity":                    {Optional: true},
-		"tokenRequests":                      {ListType: "atomic", Optional: true},
-		"volumeLifecycleModes":               {ListType: "set", Optional: true},
-	}},
-	"io.k8s.api.storage.v1.CSINode": {Fields: map[string]Field{
-		"status": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.CSINodeDriver": {Fields: map[string]Field{
-		"allocatable":  {Optional: true},
-		"topologyKeys": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.storage.v1.CSINodeList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.CSINodeSpec": {Fields: map[string]Field{
-		"drivers": {ListType: "map", ListMapKeys: []string{"name"}},
-	}},
-	"io.k8s.api.storage.v1.CSINodeStatus": {Fields: map[string]Field{
-		"storageHealth": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.storage.v1.CSIStorageCapacity": {Fields: map[string]Field{
-		"capacity":          {Optional: true},
-		"maximumVolumeSize": {Optional: true},
-		"metadata":          {Optional: true},
-		"nodeTopology":      {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.CSIStorageCapacityList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.StorageClass": {Fields: map[string]Field{
-		"allowVolumeExpansion": {Optional: true},
-		"allowedTopologies":    {ListType: "atomic", Optional: true},
-		"metadata":             {Optional: true},
-		"mountOptions":         {ListType: "atomic", Optional: true},
-		"parameters":           {Optional: true},
-		"provisioner":          {Required: true},
-		"reclaimPolicy":        {Optional: true},
-		"volumeBindingMode":    {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.StorageClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.StorageHealth": {Fields: map[string]Field{
-		"healthConditions": {ListType: "atomic", Optional: true},
-		"name":             {Required: true},
-	}},
-	"io.k8s.api.storage.v1.StorageHealthCondition": {Fields: map[string]Field{
-		"accessMode":         {Optional: true},
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Required: true},
-		"status":             {Required: true},
-		"volumeMode":         {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.TokenRequest": {Fields: map[string]Field{
-		"expirationSeconds": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.VolumeAttachment": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.VolumeAttachmentList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.VolumeAttachmentSource": {Fields: map[string]Field{
-		"inlineVolumeSpec":     {Optional: true},
-		"persistentVolumeName": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.VolumeAttachmentSpec": {Fields: map[string]Field{
-		"attacher": {Required: true},
-	}},
-	"io.k8s.api.storage.v1.VolumeAttachmentStatus": {Fields: map[string]Field{
-		"attachError":        {Optional: true},
-		"attachmentMetadata": {Optional: true},
-		"detachError":        {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.VolumeAttributesClass": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.VolumeAttributesClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.VolumeError": {Fields: map[string]Field{
-		"errorCode": {Optional: true},
-		"message":   {Optional: true},
-		"time":      {Optional: true},
-	}},
-	"io.k8s.api.storage.v1.VolumeNodeResources": {Fields: map[string]Field{
-		"count": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1alpha1.CSIStorageCapacity": {Fields: map[string]Field{
-		"capacity":          {Optional: true},
-		"maximumVolumeSize": {Optional: true},
-		"metadata":          {Optional: true},
-		"nodeTopology":      {Optional: true},
-	}},
-	"io.k8s.api.storage.v1alpha1.CSIStorageCapacityList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1alpha1.VolumeAttachment": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.storage.v1alpha1.VolumeAttachmentList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1alpha1.VolumeAttachmentSource": {Fields: map[string]Field{
-		"inlineVolumeSpec":     {Optional: true},
-		"persistentVolumeName": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1alpha1.VolumeAttachmentSpec": {Fields: map[string]Field{
-		"attacher": {Required: true},
-	}},
-	"io.k8s.api.storage.v1alpha1.VolumeAttachmentStatus": {Fields: map[string]Field{
-		"attachError":        {Optional: true},
-		"attachmentMetadata": {Optional: true},
-		"detachError":        {Optional: true},
-	}},
-	"io.k8s.api.storage.v1alpha1.VolumeAttributesClass": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1alpha1.VolumeAttributesClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1alpha1.VolumeError": {Fields: map[string]Field{
-		"errorCode": {Optional: true},
-		"message":   {Optional: true},
-		"time":      {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.CSIDriverList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.CSIDriverSpec": {Fields: map[string]Field{
-		"attachRequired":                     {Optional: true},
-		"fsGroupPolicy":                      {Optional: true},
-		"nodeAllocatableUpdatePeriodSeconds": {Optional: true},
-		"podInfoOnMount":                     {Optional: true},
-		"preventPodSchedulingIfMissing":      {Optional: true},
-		"requiresRepublish":                  {Optional: true},
-		"seLinuxMount":                       {Optional: true},
-		"serviceAccountTokenInSecrets":       {Optional: true},
-		"storageCapacity":                    {Optional: true},
-		"tokenRequests":                      {ListType: "atomic", Optional: true},
-		"volumeLifecycleModes":               {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.CSINode": {Fields: map[string]Field{
-		"status": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.CSINodeDriver": {Fields: map[string]Field{
-		"allocatable":  {Optional: true},
-		"topologyKeys": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.CSINodeList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.CSINodeSpec": {Fields: map[string]Field{
-		"drivers": {ListType: "map", ListMapKeys: []string{"name"}},
-	}},
-	"io.k8s.api.storage.v1beta1.CSINodeStatus": {Fields: map[string]Field{
-		"storageHealth": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.CSIStorageCapacity": {Fields: map[string]Field{
-		"capacity":          {Optional: true},
-		"maximumVolumeSize": {Optional: true},
-		"metadata":          {Optional: true},
-		"nodeTopology":      {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.CSIStorageCapacityList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.StorageClass": {Fields: map[string]Field{
-		"allowVolumeExpansion": {Optional: true},
-		"allowedTopologies":    {ListType: "atomic", Optional: true},
-		"metadata":             {Optional: true},
-		"mountOptions":         {ListType: "atomic", Optional: true},
-		"parameters":           {Optional: true},
-		"provisioner":          {Required: true},
-		"reclaimPolicy":        {Optional: true},
-		"volumeBindingMode":    {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.StorageClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.StorageHealth": {Fields: map[string]Field{
-		"healthConditions": {ListType: "atomic", Optional: true},
-		"name":             {Required: true},
-	}},
-	"io.k8s.api.storage.v1beta1.StorageHealthCondition": {Fields: map[string]Field{
-		"accessMode":         {Optional: true},
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"reason":             {Required: true},
-		"status":             {Required: true},
-		"volumeMode":         {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.TokenRequest": {Fields: map[string]Field{
-		"expirationSeconds": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.VolumeAttachment": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Required: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.VolumeAttachmentList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.VolumeAttachmentSource": {Fields: map[string]Field{
-		"inlineVolumeSpec":     {Optional: true},
-		"persistentVolumeName": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.VolumeAttachmentSpec": {Fields: map[string]Field{
-		"attacher": {Required: true},
-	}},
-	"io.k8s.api.storage.v1beta1.VolumeAttachmentStatus": {Fields: map[string]Field{
-		"attachError":        {Optional: true},
-		"attachmentMetadata": {Optional: true},
-		"detachError":        {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.VolumeAttributesClass": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.VolumeAttributesClassList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.VolumeError": {Fields: map[string]Field{
-		"errorCode": {Optional: true},
-		"message":   {Optional: true},
-		"time":      {Optional: true},
-	}},
-	"io.k8s.api.storage.v1beta1.VolumeNodeResources": {Fields: map[string]Field{
-		"count": {Optional: true},
-	}},
-	"io.k8s.api.storagemigration.v1.StorageVersionMigration": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.storagemigration.v1.StorageVersionMigrationList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storagemigration.v1.StorageVersionMigrationStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.api.storagemigration.v1beta1.StorageVersionMigration": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"spec":     {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.api.storagemigration.v1beta1.StorageVersionMigrationList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.api.storagemigration.v1beta1.StorageVersionMigrationStatus": {Fields: map[string]Field{
-		"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ConversionRequest": {Fields: map[string]Field{
-		"objects": {ListType: "atomic"},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ConversionResponse": {Fields: map[string]Field{
-		"convertedObjects": {ListType: "atomic"},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ConversionReview": {Fields: map[string]Field{
-		"request":  {Optional: true},
-		"response": {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition": {Fields: map[string]Field{
-		"description": {Optional: true},
-		"format":      {Optional: true},
-		"priority":    {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion": {Fields: map[string]Field{
-		"webhook": {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition": {Fields: map[string]Field{
-		"lastTransitionTime": {Optional: true},
-		"message":            {Optional: true},
-		"observedGeneration": {Optional: true},
-		"reason":             {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames": {Fields: map[string]Field{
-		"categories": {ListType: "atomic", Optional: true},
-		"listKind":   {Optional: true},
-		"shortNames": {ListType: "atomic", Optional: true},
-		"singular":   {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec": {Fields: map[string]Field{
-		"conversion":            {Optional: true},
-		"preserveUnknownFields": {Optional: true},
-		"versions":              {ListType: "atomic"},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus": {Fields: map[string]Field{
-		"acceptedNames":      {Optional: true},
-		"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
-		"observedGeneration": {Optional: true},
-		"storedVersions":     {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion": {Fields: map[string]Field{
-		"additionalPrinterColumns": {ListType: "atomic", Optional: true},
-		"deprecated":               {Optional: true},
-		"deprecationWarning":       {Optional: true},
-		"schema":                   {Optional: true},
-		"selectableFields":         {ListType: "atomic", Optional: true},
-		"subresources":             {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceScale": {Fields: map[string]Field{
-		"labelSelectorPath": {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources": {Fields: map[string]Field{
-		"scale":  {Optional: true},
-		"status": {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation": {Fields: map[string]Field{
-		"openAPIV3Schema": {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps": {Fields: map[string]Field{
-		"allOf":                      {ListType: "atomic"},
-		"anyOf":                      {ListType: "atomic"},
-		"enum":                       {ListType: "atomic"},
-		"oneOf":                      {ListType: "atomic"},
-		"required":                   {ListType: "atomic"},
-		"x-kubernetes-list-map-keys": {ListType: "atomic", Optional: true},
-		"x-kubernetes-list-type":     {Optional: true},
-		"x-kubernetes-map-type":      {Optional: true},
-		"x-kubernetes-validations":   {ListType: "map", ListMapKeys: []string{"rule"}},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray": {Fields: map[string]Field{
-		"JSONSchemas": {ListType: "atomic"},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": {Fields: map[string]Field{
-		"Property": {ListType: "atomic"},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ServiceReference": {Fields: map[string]Field{
-		"path": {Optional: true},
-		"port": {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule": {Fields: map[string]Field{
-		"fieldPath":         {Optional: true},
-		"messageExpression": {Optional: true},
-		"optionalOldSelf":   {Optional: true},
-		"reason":            {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig": {Fields: map[string]Field{
-		"caBundle": {Optional: true},
-		"service":  {Optional: true},
-		"url":      {Optional: true},
-	}},
-	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion": {Fields: map[string]Field{
-		"clientConfig":             {Optional: true},
-		"conversionReviewVersions": {ListType: "atomic"},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup": {Fields: map[string]Field{
-		"preferredVersion":           {Optional: true},
-		"serverAddressByClientCIDRs": {ListType: "atomic", Optional: true},
-		"versions":                   {ListType: "atomic"},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList": {Fields: map[string]Field{
-		"groups": {ListType: "atomic"},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.APIResource": {Fields: map[string]Field{
-		"categories":         {ListType: "atomic"},
-		"shortNames":         {ListType: "atomic"},
-		"storageVersionHash": {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList": {Fields: map[string]Field{
-		"resources": {ListType: "atomic"},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions": {Fields: map[string]Field{
-		"serverAddressByClientCIDRs": {ListType: "atomic"},
-		"versions":                   {ListType: "atomic"},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.ApplyOptions": {Fields: map[string]Field{
-		"dryRun": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.Condition": {Fields: map[string]Field{
-		"lastTransitionTime": {Required: true},
-		"message":            {Required: true},
-		"observedGeneration": {Optional: true},
-		"reason":             {Required: true},
-		"status":             {Required: true},
-		"type":               {Required: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.CreateOptions": {Fields: map[string]Field{
-		"dryRun":          {ListType: "atomic", Optional: true},
-		"fieldManager":    {Optional: true},
-		"fieldValidation": {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions": {Fields: map[string]Field{
-		"dryRun":             {ListType: "atomic", Optional: true},
-		"gracePeriodSeconds": {Optional: true},
-		"ignoreStoreReadErrorWithClusterBreakingPotential": {Optional: true},
-		"orphanDependents":  {Optional: true},
-		"preconditions":     {Optional: true},
-		"propagationPolicy": {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement": {Fields: map[string]Field{
-		"values": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.GetOptions": {Fields: map[string]Field{
-		"resourceVersion": {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {StructType: "atomic", Fields: map[string]Field{
-		"matchExpressions": {ListType: "atomic", Optional: true},
-		"matchLabels":      {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement": {Fields: map[string]Field{
-		"values": {ListType: "atomic", Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.List": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta": {Fields: map[string]Field{
-		"remainingItemCount": {Optional: true},
-		"resourceVersion":    {Optional: true},
-		"selfLink":           {Optional: true},
-		"shardInfo":          {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.ListOptions": {Fields: map[string]Field{
-		"allowWatchBookmarks":  {Optional: true},
-		"fieldSelector":        {Optional: true},
-		"labelSelector":        {Optional: true},
-		"resourceVersion":      {Optional: true},
-		"resourceVersionMatch": {Optional: true},
-		"sendInitialEvents":    {Optional: true},
-		"shardSelector":        {Optional: true},
-		"timeoutSeconds":       {Optional: true},
-		"watch":                {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry": {Fields: map[string]Field{
-		"fieldsV1": {Optional: true},
-		"time":     {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {Fields: map[string]Field{
-		"annotations":                {Optional: true},
-		"creationTimestamp":          {Optional: true},
-		"deletionGracePeriodSeconds": {Optional: true},
-		"deletionTimestamp":          {Optional: true},
-		"finalizers":                 {ListType: "set", Optional: true},
-		"generateName":               {Optional: true},
-		"generation":                 {Optional: true},
-		"labels":                     {Optional: true},
-		"managedFields":              {ListType: "atomic", Optional: true},
-		"name":                       {Optional: true},
-		"namespace":                  {Optional: true},
-		"ownerReferences":            {ListType: "map", ListMapKeys: []string{"uid"}, Optional: true},
-		"resourceVersion":            {Optional: true},
-		"selfLink":                   {Optional: true},
-		"uid":                        {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference": {StructType: "atomic", Fields: map[string]Field{
-		"blockOwnerDeletion": {Optional: true},
-		"controller":         {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList": {Fields: map[string]Field{
-		"metadata": {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.PatchOptions": {Fields: map[string]Field{
-		"dryRun":          {ListType: "atomic", Optional: true},
-		"fieldManager":    {Optional: true},
-		"fieldValidation": {Optional: true},
-		"force":           {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions": {Fields: map[string]Field{
-		"resourceVersion": {Optional: true},
-		"uid":             {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.RootPaths": {Fields: map[string]Field{
-		"paths": {ListType: "atomic"},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.ShardInfo": {Fields: map[string]Field{
-		"selector": {Required: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.Status": {Fields: map[string]Field{
-		"code":     {Optional: true},
-		"details":  {Optional: true},
-		"message":  {Optional: true},
-		"metadata": {Optional: true},
-		"reason":   {Optional: true},
-		"status":   {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause": {Fields: map[string]Field{
-		"field":   {Optional: true},
-		"message": {Optional: true},
-		"reason":  {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails": {Fields: map[string]Field{
-		"causes":            {ListType: "atomic", Optional: true},
-		"group":             {Optional: true},
-		"kind":              {Optional: true},
-		"name":              {Optional: true},
-		"retryAfterSeconds": {Optional: true},
-		"uid":               {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.Table": {Fields: map[string]Field{
-		"columnDefinitions": {ListType: "atomic"},
-		"metadata":          {Optional: true},
-		"rows":              {ListType: "atomic"},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.TableRow": {Fields: map[string]Field{
-		"cells":      {ListType: "atomic"},
-		"conditions": {ListType: "atomic", Optional: true},
-		"object":     {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.TableRowCondition": {Fields: map[string]Field{
-		"message": {Optional: true},
-		"reason":  {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta": {Fields: map[string]Field{
-		"apiVersion": {Optional: true},
-		"kind":       {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.UpdateOptions": {Fields: map[string]Field{
-		"dryRun":          {ListType: "atomic", Optional: true},
-		"fieldManager":    {Optional: true},
-		"fieldValidation": {Optional: true},
-	}},
-	"io.k8s.apimachinery.pkg.runtime.TypeMeta": {Fields: map[string]Field{
-		"apiVersion": {Optional: true},
-		"kind":       {Optional: true},
-	}},
+func buildTypes() map[string]Type {
+	return map[string]Type{
+		"io.k8s.api.admission.v1.AdmissionRequest": {Fields: map[string]Field{
+			"dryRun":             {Optional: true},
+			"kind":               {Optional: true},
+			"name":               {Optional: true},
+			"namespace":          {Optional: true},
+			"object":             {Optional: true},
+			"oldObject":          {Optional: true},
+			"operation":          {Optional: true},
+			"options":            {Optional: true},
+			"requestKind":        {Optional: true},
+			"requestResource":    {Optional: true},
+			"requestSubResource": {Optional: true},
+			"resource":           {Optional: true},
+			"subResource":        {Optional: true},
+			"uid":                {Optional: true},
+			"userInfo":           {Optional: true},
+		}},
+		"io.k8s.api.admission.v1.AdmissionResponse": {Fields: map[string]Field{
+			"allowed":          {Optional: true},
+			"auditAnnotations": {Optional: true},
+			"patch":            {Optional: true},
+			"patchType":        {Optional: true},
+			"status":           {Optional: true},
+			"uid":              {Optional: true},
+			"warnings":         {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admission.v1.AdmissionReview": {Fields: map[string]Field{
+			"request":  {Optional: true},
+			"response": {Optional: true},
+		}},
+		"io.k8s.api.admission.v1beta1.AdmissionRequest": {Fields: map[string]Field{
+			"dryRun":             {Optional: true},
+			"kind":               {Optional: true},
+			"name":               {Optional: true},
+			"namespace":          {Optional: true},
+			"object":             {Optional: true},
+			"oldObject":          {Optional: true},
+			"operation":          {Optional: true},
+			"options":            {Optional: true},
+			"requestKind":        {Optional: true},
+			"requestResource":    {Optional: true},
+			"requestSubResource": {Optional: true},
+			"resource":           {Optional: true},
+			"subResource":        {Optional: true},
+			"uid":                {Optional: true},
+			"userInfo":           {Optional: true},
+		}},
+		"io.k8s.api.admission.v1beta1.AdmissionResponse": {Fields: map[string]Field{
+			"allowed":          {Optional: true},
+			"auditAnnotations": {Optional: true},
+			"patch":            {Optional: true},
+			"patchType":        {Optional: true},
+			"status":           {Optional: true},
+			"uid":              {Optional: true},
+			"warnings":         {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admission.v1beta1.AdmissionReview": {Fields: map[string]Field{
+			"request":  {Optional: true},
+			"response": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.MatchResources": {StructType: "atomic", Fields: map[string]Field{
+			"excludeResourceRules": {ListType: "atomic", Optional: true},
+			"matchPolicy":          {Optional: true},
+			"namespaceSelector":    {Optional: true},
+			"objectSelector":       {Optional: true},
+			"resourceRules":        {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
+			"matchResources": {Optional: true},
+			"paramRef":       {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec": {Fields: map[string]Field{
+			"failurePolicy":   {Optional: true},
+			"matchConditions": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"mutations":       {ListType: "atomic", Optional: true},
+			"paramKind":       {Optional: true},
+			"variables":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.MutatingWebhook": {Fields: map[string]Field{
+			"admissionReviewVersions": {ListType: "atomic"},
+			"failurePolicy":           {Optional: true},
+			"matchConditions":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"matchPolicy":             {Optional: true},
+			"namespaceSelector":       {Optional: true},
+			"objectSelector":          {Optional: true},
+			"reinvocationPolicy":      {Optional: true},
+			"rules":                   {ListType: "atomic"},
+			"timeoutSeconds":          {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"webhooks": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.NamedRuleWithOperations": {StructType: "atomic", Fields: map[string]Field{
+			"resourceNames": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ParamKind": {StructType: "atomic"},
+		"io.k8s.api.admissionregistration.v1.ParamRef": {StructType: "atomic", Fields: map[string]Field{
+			"namespace": {Optional: true},
+			"selector":  {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.Rule": {Fields: map[string]Field{
+			"apiGroups":   {ListType: "atomic"},
+			"apiVersions": {ListType: "atomic"},
+			"resources":   {ListType: "atomic"},
+			"scope":       {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.RuleWithOperations": {Fields: map[string]Field{
+			"operations": {ListType: "atomic"},
+		}},
+		"io.k8s.api.admissionregistration.v1.ServiceReference": {Fields: map[string]Field{
+			"path": {Optional: true},
+			"port": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.TypeChecking": {Fields: map[string]Field{
+			"expressionWarnings": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
+			"matchResources":    {Optional: true},
+			"paramRef":          {Optional: true},
+			"policyName":        {Required: true},
+			"validationActions": {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec": {Fields: map[string]Field{
+			"auditAnnotations": {ListType: "atomic", Optional: true},
+			"failurePolicy":    {Optional: true},
+			"matchConditions":  {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"paramKind":        {Optional: true},
+			"validations":      {ListType: "atomic", Optional: true},
+			"variables":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus": {Fields: map[string]Field{
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"observedGeneration": {Optional: true},
+			"typeChecking":       {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ValidatingWebhook": {Fields: map[string]Field{
+			"admissionReviewVersions": {ListType: "atomic"},
+			"failurePolicy":           {Optional: true},
+			"matchConditions":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"matchPolicy":             {Optional: true},
+			"namespaceSelector":       {Optional: true},
+			"objectSelector":          {Optional: true},
+			"rules":                   {ListType: "atomic"},
+			"timeoutSeconds":          {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"webhooks": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.Validation": {Fields: map[string]Field{
+			"message":           {Optional: true},
+			"messageExpression": {Optional: true},
+			"reason":            {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1.Variable": {StructType: "atomic"},
+		"io.k8s.api.admissionregistration.v1.WebhookClientConfig": {Fields: map[string]Field{
+			"caBundle": {Optional: true},
+			"service":  {Optional: true},
+			"url":      {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.MatchResources": {StructType: "atomic", Fields: map[string]Field{
+			"excludeResourceRules": {ListType: "atomic", Optional: true},
+			"matchPolicy":          {Optional: true},
+			"namespaceSelector":    {Optional: true},
+			"objectSelector":       {Optional: true},
+			"resourceRules":        {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicy": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
+			"matchResources": {Optional: true},
+			"paramRef":       {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicySpec": {Fields: map[string]Field{
+			"failurePolicy":   {Optional: true},
+			"matchConditions": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"mutations":       {ListType: "atomic", Optional: true},
+			"paramKind":       {Optional: true},
+			"variables":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.NamedRuleWithOperations": {StructType: "atomic", Fields: map[string]Field{
+			"resourceNames": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.ParamKind": {StructType: "atomic"},
+		"io.k8s.api.admissionregistration.v1alpha1.ParamRef": {StructType: "atomic", Fields: map[string]Field{
+			"name":                    {Optional: true},
+			"namespace":               {Optional: true},
+			"parameterNotFoundAction": {Optional: true},
+			"selector":                {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.TypeChecking": {Fields: map[string]Field{
+			"expressionWarnings": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicy": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
+			"matchResources":    {Optional: true},
+			"paramRef":          {Optional: true},
+			"policyName":        {Required: true},
+			"validationActions": {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicySpec": {Fields: map[string]Field{
+			"auditAnnotations": {ListType: "atomic", Optional: true},
+			"failurePolicy":    {Optional: true},
+			"matchConditions":  {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"paramKind":        {Optional: true},
+			"validations":      {ListType: "atomic", Optional: true},
+			"variables":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyStatus": {Fields: map[string]Field{
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"observedGeneration": {Optional: true},
+			"typeChecking":       {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1alpha1.Validation": {Fields: map[string]Field{
+			"message":           {Optional: true},
+			"messageExpression": {Optional: true},
+			"reason":            {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.MatchResources": {StructType: "atomic", Fields: map[string]Field{
+			"excludeResourceRules": {ListType: "atomic", Optional: true},
+			"matchPolicy":          {Optional: true},
+			"namespaceSelector":    {Optional: true},
+			"objectSelector":       {Optional: true},
+			"resourceRules":        {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicy": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
+			"matchResources": {Optional: true},
+			"paramRef":       {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicyList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicySpec": {Fields: map[string]Field{
+			"failurePolicy":   {Optional: true},
+			"matchConditions": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"mutations":       {ListType: "atomic", Optional: true},
+			"paramKind":       {Optional: true},
+			"variables":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.MutatingWebhook": {Fields: map[string]Field{
+			"admissionReviewVersions": {ListType: "atomic", Optional: true},
+			"failurePolicy":           {Optional: true},
+			"matchConditions":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"matchPolicy":             {Optional: true},
+			"namespaceSelector":       {Optional: true},
+			"objectSelector":          {Optional: true},
+			"reinvocationPolicy":      {Optional: true},
+			"rules":                   {ListType: "atomic"},
+			"sideEffects":             {Optional: true},
+			"timeoutSeconds":          {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfiguration": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"webhooks": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfigurationList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.NamedRuleWithOperations": {StructType: "atomic", Fields: map[string]Field{
+			"resourceNames": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ParamKind": {StructType: "atomic"},
+		"io.k8s.api.admissionregistration.v1beta1.ParamRef": {StructType: "atomic", Fields: map[string]Field{
+			"namespace": {Optional: true},
+			"selector":  {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ServiceReference": {Fields: map[string]Field{
+			"path": {Optional: true},
+			"port": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.TypeChecking": {Fields: map[string]Field{
+			"expressionWarnings": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicy": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBindingSpec": {Fields: map[string]Field{
+			"matchResources":    {Optional: true},
+			"paramRef":          {Optional: true},
+			"policyName":        {Required: true},
+			"validationActions": {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicySpec": {Fields: map[string]Field{
+			"auditAnnotations": {ListType: "atomic", Optional: true},
+			"failurePolicy":    {Optional: true},
+			"matchConditions":  {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"paramKind":        {Optional: true},
+			"validations":      {ListType: "atomic", Optional: true},
+			"variables":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyStatus": {Fields: map[string]Field{
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"observedGeneration": {Optional: true},
+			"typeChecking":       {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ValidatingWebhook": {Fields: map[string]Field{
+			"admissionReviewVersions": {ListType: "atomic", Optional: true},
+			"failurePolicy":           {Optional: true},
+			"matchConditions":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"matchPolicy":             {Optional: true},
+			"namespaceSelector":       {Optional: true},
+			"objectSelector":          {Optional: true},
+			"rules":                   {ListType: "atomic"},
+			"sideEffects":             {ListType: "atomic", Optional: true},
+			"timeoutSeconds":          {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfiguration": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"webhooks": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfigurationList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.Validation": {Fields: map[string]Field{
+			"message":           {Optional: true},
+			"messageExpression": {Optional: true},
+			"reason":            {Optional: true},
+		}},
+		"io.k8s.api.admissionregistration.v1beta1.Variable": {StructType: "atomic"},
+		"io.k8s.api.admissionregistration.v1beta1.WebhookClientConfig": {Fields: map[string]Field{
+			"caBundle": {Optional: true},
+			"service":  {Optional: true},
+			"url":      {Optional: true},
+		}},
+		"io.k8s.api.apidiscovery.v2.APIGroupDiscovery": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"versions": {ListType: "map", ListMapKeys: []string{"version"}, Optional: true},
+		}},
+		"io.k8s.api.apidiscovery.v2.APIGroupDiscoveryList": {Fields: map[string]Field{
+			"items":    {Optional: true},
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apidiscovery.v2.APIResourceDiscovery": {Fields: map[string]Field{
+			"categories":       {ListType: "set", Optional: true},
+			"resource":         {Optional: true},
+			"responseKind":     {Optional: true},
+			"scope":            {Optional: true},
+			"shortNames":       {ListType: "set", Optional: true},
+			"singularResource": {Optional: true},
+			"subresources":     {ListType: "map", ListMapKeys: []string{"subresource"}, Optional: true},
+			"verbs":            {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.apidiscovery.v2.APISubresourceDiscovery": {Fields: map[string]Field{
+			"acceptedTypes": {ListType: "map", ListMapKeys: []string{"group", "version", "kind"}, Optional: true},
+			"responseKind":  {Optional: true},
+			"subresource":   {Optional: true},
+			"verbs":         {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.apidiscovery.v2.APIVersionDiscovery": {Fields: map[string]Field{
+			"freshness": {Optional: true},
+			"resources": {ListType: "map", ListMapKeys: []string{"resource"}, Optional: true},
+			"version":   {Optional: true},
+		}},
+		"io.k8s.api.apidiscovery.v2beta1.APIGroupDiscovery": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"versions": {ListType: "map", ListMapKeys: []string{"version"}, Optional: true},
+		}},
+		"io.k8s.api.apidiscovery.v2beta1.APIGroupDiscoveryList": {Fields: map[string]Field{
+			"items":    {Optional: true},
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apidiscovery.v2beta1.APIResourceDiscovery": {Fields: map[string]Field{
+			"categories":       {ListType: "set", Optional: true},
+			"resource":         {Optional: true},
+			"responseKind":     {Optional: true},
+			"scope":            {Optional: true},
+			"shortNames":       {ListType: "set", Optional: true},
+			"singularResource": {Optional: true},
+			"subresources":     {ListType: "map", ListMapKeys: []string{"subresource"}, Optional: true},
+			"verbs":            {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.apidiscovery.v2beta1.APISubresourceDiscovery": {Fields: map[string]Field{
+			"acceptedTypes": {ListType: "map", ListMapKeys: []string{"group", "version", "kind"}, Optional: true},
+			"responseKind":  {Optional: true},
+			"subresource":   {Optional: true},
+			"verbs":         {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.apidiscovery.v2beta1.APIVersionDiscovery": {Fields: map[string]Field{
+			"freshness": {Optional: true},
+			"resources": {ListType: "map", ListMapKeys: []string{"resource"}, Optional: true},
+			"version":   {Optional: true},
+		}},
+		"io.k8s.api.apiserverinternal.v1alpha1.ServerStorageVersion": {Fields: map[string]Field{
+			"apiServerID":       {Required: true},
+			"decodableVersions": {ListType: "set", Required: true},
+			"encodingVersion":   {Required: true},
+			"servedVersions":    {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.apiserverinternal.v1alpha1.StorageVersion": {Fields: map[string]Field{
+			"metadata": {Required: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apiserverinternal.v1alpha1.StorageVersionCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Required: true},
+			"observedGeneration": {Optional: true},
+			"reason":             {Required: true},
+			"status":             {Required: true},
+			"type":               {Required: true},
+		}},
+		"io.k8s.api.apiserverinternal.v1alpha1.StorageVersionList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apiserverinternal.v1alpha1.StorageVersionStatus": {Fields: map[string]Field{
+			"commonEncodingVersion": {Optional: true},
+			"conditions":            {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"storageVersions":       {ListType: "map", ListMapKeys: []string{"apiServerID"}, Optional: true},
+		}},
+		"io.k8s.api.apps.v1.ControllerRevision": {Fields: map[string]Field{
+			"data":     {Required: true},
+			"metadata": {Optional: true},
+			"revision": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.ControllerRevisionList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.DaemonSet": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.DaemonSetCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.DaemonSetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.DaemonSetSpec": {Fields: map[string]Field{
+			"minReadySeconds":      {Optional: true},
+			"revisionHistoryLimit": {Optional: true},
+			"selector":             {Required: true},
+			"template":             {Required: true},
+			"updateStrategy":       {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.DaemonSetStatus": {Fields: map[string]Field{
+			"collisionCount":         {Optional: true},
+			"conditions":             {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"numberAvailable":        {Optional: true},
+			"numberUnavailable":      {Optional: true},
+			"observedGeneration":     {Optional: true},
+			"updatedNumberScheduled": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.DaemonSetUpdateStrategy": {Fields: map[string]Field{
+			"rollingUpdate": {Optional: true},
+			"type":          {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.Deployment": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.DeploymentCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"lastUpdateTime":     {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.DeploymentList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.DeploymentSpec": {Fields: map[string]Field{
+			"minReadySeconds":         {Optional: true},
+			"paused":                  {Optional: true},
+			"progressDeadlineSeconds": {Optional: true},
+			"replicas":                {Optional: true},
+			"revisionHistoryLimit":    {Optional: true},
+			"selector":                {Required: true},
+			"strategy":                {Optional: true},
+			"template":                {Required: true},
+		}},
+		"io.k8s.api.apps.v1.DeploymentStatus": {Fields: map[string]Field{
+			"availableReplicas":   {Optional: true},
+			"collisionCount":      {Optional: true},
+			"conditions":          {ListType: "map", ListMapKeys: []string{"type"}},
+			"observedGeneration":  {Optional: true},
+			"readyReplicas":       {Optional: true},
+			"replicas":            {Optional: true},
+			"terminatingReplicas": {Optional: true},
+			"unavailableReplicas": {Optional: true},
+			"updatedReplicas":     {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.DeploymentStrategy": {Fields: map[string]Field{
+			"rollingUpdate": {Optional: true},
+			"type":          {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.ReplicaSet": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.ReplicaSetCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.ReplicaSetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.ReplicaSetSpec": {Fields: map[string]Field{
+			"minReadySeconds": {Optional: true},
+			"replicas":        {Optional: true},
+			"selector":        {Required: true},
+			"template":        {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.ReplicaSetStatus": {Fields: map[string]Field{
+			"availableReplicas":    {Optional: true},
+			"conditions":           {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"fullyLabeledReplicas": {Optional: true},
+			"observedGeneration":   {Optional: true},
+			"readyReplicas":        {Optional: true},
+			"terminatingReplicas":  {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.RollingUpdateDaemonSet": {Fields: map[string]Field{
+			"maxSurge":       {Optional: true},
+			"maxUnavailable": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.RollingUpdateDeployment": {Fields: map[string]Field{
+			"maxSurge":       {Optional: true},
+			"maxUnavailable": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy": {Fields: map[string]Field{
+			"maxUnavailable": {Optional: true},
+			"partition":      {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.StatefulSet": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.StatefulSetCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.StatefulSetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.StatefulSetOrdinals": {Fields: map[string]Field{
+			"start": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy": {Fields: map[string]Field{
+			"whenDeleted": {Optional: true},
+			"whenScaled":  {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.StatefulSetSpec": {Fields: map[string]Field{
+			"minReadySeconds":                      {Optional: true},
+			"ordinals":                             {Optional: true},
+			"persistentVolumeClaimRetentionPolicy": {Optional: true},
+			"podManagementPolicy":                  {Optional: true},
+			"replicas":                             {Optional: true},
+			"revisionHistoryLimit":                 {Optional: true},
+			"selector":                             {Required: true},
+			"serviceName":                          {Optional: true},
+			"template":                             {Required: true},
+			"updateStrategy":                       {Optional: true},
+			"volumeClaimTemplates":                 {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.apps.v1.StatefulSetStatus": {Fields: map[string]Field{
+			"availableReplicas":  {Optional: true},
+			"collisionCount":     {Optional: true},
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"observedGeneration": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1.StatefulSetUpdateStrategy": {Fields: map[string]Field{
+			"rollingUpdate": {Optional: true},
+			"type":          {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.ControllerRevision": {Fields: map[string]Field{
+			"data":     {Required: true},
+			"metadata": {Optional: true},
+			"revision": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.ControllerRevisionList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.Deployment": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.DeploymentCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"lastUpdateTime":     {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.DeploymentList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.DeploymentRollback": {Fields: map[string]Field{
+			"name":               {Required: true},
+			"rollbackTo":         {Optional: true},
+			"updatedAnnotations": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.DeploymentSpec": {Fields: map[string]Field{
+			"minReadySeconds":         {Optional: true},
+			"paused":                  {Optional: true},
+			"progressDeadlineSeconds": {Optional: true},
+			"replicas":                {Optional: true},
+			"revisionHistoryLimit":    {Optional: true},
+			"rollbackTo":              {Optional: true},
+			"selector":                {Optional: true},
+			"strategy":                {Optional: true},
+			"template":                {Required: true},
+		}},
+		"io.k8s.api.apps.v1beta1.DeploymentStatus": {Fields: map[string]Field{
+			"availableReplicas":   {Optional: true},
+			"collisionCount":      {Optional: true},
+			"conditions":          {ListType: "map", ListMapKeys: []string{"type"}},
+			"observedGeneration":  {Optional: true},
+			"readyReplicas":       {Optional: true},
+			"replicas":            {Optional: true},
+			"terminatingReplicas": {Optional: true},
+			"unavailableReplicas": {Optional: true},
+			"updatedReplicas":     {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.DeploymentStrategy": {Fields: map[string]Field{
+			"rollingUpdate": {Optional: true},
+			"type":          {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.RollbackConfig": {Fields: map[string]Field{
+			"revision": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.RollingUpdateDeployment": {Fields: map[string]Field{
+			"maxSurge":       {Optional: true},
+			"maxUnavailable": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.RollingUpdateStatefulSetStrategy": {Fields: map[string]Field{
+			"maxUnavailable": {Optional: true},
+			"partition":      {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.Scale": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.ScaleSpec": {Fields: map[string]Field{
+			"replicas": {Optional: true, Default: "0"},
+		}},
+		"io.k8s.api.apps.v1beta1.ScaleStatus": {Fields: map[string]Field{
+			"replicas":       {Optional: true},
+			"selector":       {Optional: true},
+			"targetSelector": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.StatefulSet": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.StatefulSetCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.StatefulSetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.StatefulSetOrdinals": {Fields: map[string]Field{
+			"start": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.StatefulSetPersistentVolumeClaimRetentionPolicy": {Fields: map[string]Field{
+			"whenDeleted": {Optional: true},
+			"whenScaled":  {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.StatefulSetSpec": {Fields: map[string]Field{
+			"minReadySeconds":                      {Optional: true},
+			"ordinals":                             {Optional: true},
+			"persistentVolumeClaimRetentionPolicy": {Optional: true},
+			"podManagementPolicy":                  {Optional: true},
+			"replicas":                             {Optional: true},
+			"revisionHistoryLimit":                 {Optional: true},
+			"selector":                             {Required: true},
+			"serviceName":                          {Optional: true},
+			"template":                             {Required: true},
+			"updateStrategy":                       {Optional: true},
+			"volumeClaimTemplates":                 {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.StatefulSetStatus": {Fields: map[string]Field{
+			"availableReplicas":  {Optional: true},
+			"collisionCount":     {Optional: true},
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"observedGeneration": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta1.StatefulSetUpdateStrategy": {Fields: map[string]Field{
+			"rollingUpdate": {Optional: true},
+			"type":          {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.ControllerRevision": {Fields: map[string]Field{
+			"data":     {Required: true},
+			"metadata": {Optional: true},
+			"revision": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.ControllerRevisionList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DaemonSet": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DaemonSetCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DaemonSetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DaemonSetSpec": {Fields: map[string]Field{
+			"minReadySeconds":      {Optional: true},
+			"revisionHistoryLimit": {Optional: true},
+			"selector":             {Required: true},
+			"template":             {Required: true},
+			"updateStrategy":       {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DaemonSetStatus": {Fields: map[string]Field{
+			"collisionCount":         {Optional: true},
+			"conditions":             {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"numberAvailable":        {Optional: true},
+			"numberUnavailable":      {Optional: true},
+			"observedGeneration":     {Optional: true},
+			"updatedNumberScheduled": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DaemonSetUpdateStrategy": {Fields: map[string]Field{
+			"rollingUpdate": {Optional: true},
+			"type":          {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.Deployment": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DeploymentCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"lastUpdateTime":     {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DeploymentList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DeploymentSpec": {Fields: map[string]Field{
+			"minReadySeconds":         {Optional: true},
+			"paused":                  {Optional: true},
+			"progressDeadlineSeconds": {Optional: true},
+			"replicas":                {Optional: true},
+			"revisionHistoryLimit":    {Optional: true},
+			"selector":                {Required: true},
+			"strategy":                {Optional: true},
+			"template":                {Required: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DeploymentStatus": {Fields: map[string]Field{
+			"availableReplicas":   {Optional: true},
+			"collisionCount":      {Optional: true},
+			"conditions":          {ListType: "map", ListMapKeys: []string{"type"}},
+			"observedGeneration":  {Optional: true},
+			"readyReplicas":       {Optional: true},
+			"replicas":            {Optional: true},
+			"terminatingReplicas": {Optional: true},
+			"unavailableReplicas": {Optional: true},
+			"updatedReplicas":     {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.DeploymentStrategy": {Fields: map[string]Field{
+			"rollingUpdate": {Optional: true},
+			"type":          {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.ReplicaSet": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.ReplicaSetCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.ReplicaSetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.ReplicaSetSpec": {Fields: map[string]Field{
+			"minReadySeconds": {Optional: true},
+			"replicas":        {Optional: true},
+			"selector":        {Required: true},
+			"template":        {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.ReplicaSetStatus": {Fields: map[string]Field{
+			"availableReplicas":    {Optional: true},
+			"conditions":           {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"fullyLabeledReplicas": {Optional: true},
+			"observedGeneration":   {Optional: true},
+			"readyReplicas":        {Optional: true},
+			"terminatingReplicas":  {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.RollingUpdateDaemonSet": {Fields: map[string]Field{
+			"maxSurge":       {Optional: true},
+			"maxUnavailable": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.RollingUpdateDeployment": {Fields: map[string]Field{
+			"maxSurge":       {Optional: true},
+			"maxUnavailable": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.RollingUpdateStatefulSetStrategy": {Fields: map[string]Field{
+			"maxUnavailable": {Optional: true},
+			"partition":      {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.Scale": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.ScaleSpec": {Fields: map[string]Field{
+			"replicas": {Optional: true, Default: "0"},
+		}},
+		"io.k8s.api.apps.v1beta2.ScaleStatus": {Fields: map[string]Field{
+			"replicas":       {Optional: true},
+			"selector":       {MapType: "atomic", Optional: true},
+			"targetSelector": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.StatefulSet": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.StatefulSetCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.StatefulSetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.StatefulSetOrdinals": {Fields: map[string]Field{
+			"start": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.StatefulSetPersistentVolumeClaimRetentionPolicy": {Fields: map[string]Field{
+			"whenDeleted": {Optional: true},
+			"whenScaled":  {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.StatefulSetSpec": {Fields: map[string]Field{
+			"minReadySeconds":                      {Optional: true},
+			"ordinals":                             {Optional: true},
+			"persistentVolumeClaimRetentionPolicy": {Optional: true},
+			"podManagementPolicy":                  {Optional: true},
+			"replicas":                             {Optional: true},
+			"revisionHistoryLimit":                 {Optional: true},
+			"selector":                             {Required: true},
+			"serviceName":                          {Optional: true},
+			"template":                             {Required: true},
+			"updateStrategy":                       {Optional: true},
+			"volumeClaimTemplates":                 {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.StatefulSetStatus": {Fields: map[string]Field{
+			"availableReplicas":  {Optional: true},
+			"collisionCount":     {Optional: true},
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"observedGeneration": {Optional: true},
+		}},
+		"io.k8s.api.apps.v1beta2.StatefulSetUpdateStrategy": {Fields: map[string]Field{
+			"rollingUpdate": {Optional: true},
+			"type":          {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1.BoundObjectReference": {Fields: map[string]Field{
+			"apiVersion": {Optional: true},
+			"kind":       {Optional: true},
+			"name":       {Optional: true},
+			"uid":        {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1.SelfSubjectReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1.SelfSubjectReviewStatus": {Fields: map[string]Field{
+			"userInfo": {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1.TokenRequest": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1.TokenRequestSpec": {Fields: map[string]Field{
+			"attestations":      {Optional: true},
+			"audiences":         {ListType: "atomic", Optional: true},
+			"boundObjectRef":    {Optional: true},
+			"expirationSeconds": {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1.TokenRequestStatus": {Fields: map[string]Field{
+			"expirationTimestamp": {Optional: true},
+			"token":               {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1.TokenReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1.TokenReviewSpec": {Fields: map[string]Field{
+			"audiences": {ListType: "atomic", Optional: true},
+			"token":     {Required: true},
+		}},
+		"io.k8s.api.authentication.v1.TokenReviewStatus": {Fields: map[string]Field{
+			"audiences":     {ListType: "atomic", Optional: true},
+			"authenticated": {Optional: true},
+			"error":         {Optional: true},
+			"user":          {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1.UserInfo": {Fields: map[string]Field{
+			"extra":    {Optional: true},
+			"groups":   {ListType: "atomic", Optional: true},
+			"uid":      {Optional: true},
+			"username": {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1alpha1.SelfSubjectReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1alpha1.SelfSubjectReviewStatus": {Fields: map[string]Field{
+			"userInfo": {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1beta1.SelfSubjectReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1beta1.SelfSubjectReviewStatus": {Fields: map[string]Field{
+			"userInfo": {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1beta1.TokenReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1beta1.TokenReviewSpec": {Fields: map[string]Field{
+			"audiences": {ListType: "atomic", Optional: true},
+			"token":     {Required: true},
+		}},
+		"io.k8s.api.authentication.v1beta1.TokenReviewStatus": {Fields: map[string]Field{
+			"audiences":     {ListType: "atomic", Optional: true},
+			"authenticated": {Optional: true},
+			"error":         {Optional: true},
+			"user":          {Optional: true},
+		}},
+		"io.k8s.api.authentication.v1beta1.UserInfo": {Fields: map[string]Field{
+			"extra":    {Optional: true},
+			"groups":   {ListType: "atomic", Optional: true},
+			"uid":      {Optional: true},
+			"username": {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.FieldSelectorAttributes": {Fields: map[string]Field{
+			"rawSelector":  {Optional: true},
+			"requirements": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.LabelSelectorAttributes": {Fields: map[string]Field{
+			"rawSelector":  {Optional: true},
+			"requirements": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.LocalSubjectAccessReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.NonResourceAttributes": {Fields: map[string]Field{
+			"path": {Optional: true},
+			"verb": {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.NonResourceRule": {Fields: map[string]Field{
+			"nonResourceURLs": {ListType: "atomic", Optional: true},
+			"verbs":           {ListType: "atomic"},
+		}},
+		"io.k8s.api.authorization.v1.ResourceAttributes": {Fields: map[string]Field{
+			"fieldSelector": {Optional: true},
+			"group":         {Optional: true},
+			"labelSelector": {Optional: true},
+			"name":          {Optional: true},
+			"namespace":     {Optional: true},
+			"resource":      {Optional: true},
+			"subresource":   {Optional: true},
+			"verb":          {Optional: true},
+			"version":       {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.ResourceRule": {Fields: map[string]Field{
+			"apiGroups":     {ListType: "atomic", Optional: true},
+			"resourceNames": {ListType: "atomic", Optional: true},
+			"resources":     {ListType: "atomic", Optional: true},
+			"verbs":         {ListType: "atomic"},
+		}},
+		"io.k8s.api.authorization.v1.SelfSubjectAccessReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec": {Fields: map[string]Field{
+			"nonResourceAttributes": {Optional: true},
+			"resourceAttributes":    {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.SelfSubjectRulesReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.SubjectAccessReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.SubjectAccessReviewSpec": {Fields: map[string]Field{
+			"extra":                 {Optional: true},
+			"groups":                {ListType: "atomic", Optional: true},
+			"nonResourceAttributes": {Optional: true},
+			"resourceAttributes":    {Optional: true},
+			"uid":                   {Optional: true},
+			"user":                  {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.SubjectAccessReviewStatus": {Fields: map[string]Field{
+			"denied":          {Optional: true},
+			"evaluationError": {Optional: true},
+			"reason":          {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1.SubjectRulesReviewStatus": {Fields: map[string]Field{
+			"evaluationError":  {Optional: true},
+			"nonResourceRules": {ListType: "atomic"},
+			"resourceRules":    {ListType: "atomic"},
+		}},
+		"io.k8s.api.authorization.v1beta1.LocalSubjectAccessReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1beta1.NonResourceAttributes": {Fields: map[string]Field{
+			"path": {Optional: true},
+			"verb": {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1beta1.NonResourceRule": {Fields: map[string]Field{
+			"nonResourceURLs": {ListType: "atomic", Optional: true},
+			"verbs":           {ListType: "atomic"},
+		}},
+		"io.k8s.api.authorization.v1beta1.ResourceAttributes": {Fields: map[string]Field{
+			"fieldSelector": {Optional: true},
+			"group":         {Optional: true},
+			"labelSelector": {Optional: true},
+			"name":          {Optional: true},
+			"namespace":     {Optional: true},
+			"resource":      {Optional: true},
+			"subresource":   {Optional: true},
+			"verb":          {Optional: true},
+			"version":       {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1beta1.ResourceRule": {Fields: map[string]Field{
+			"apiGroups":     {ListType: "atomic", Optional: true},
+			"resourceNames": {ListType: "atomic", Optional: true},
+			"resources":     {ListType: "atomic", Optional: true},
+			"verbs":         {ListType: "atomic"},
+		}},
+		"io.k8s.api.authorization.v1beta1.SelfSubjectAccessReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1beta1.SelfSubjectAccessReviewSpec": {Fields: map[string]Field{
+			"nonResourceAttributes": {Optional: true},
+			"resourceAttributes":    {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1beta1.SelfSubjectRulesReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1beta1.SubjectAccessReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1beta1.SubjectAccessReviewSpec": {Fields: map[string]Field{
+			"extra":                 {Optional: true},
+			"group":                 {ListType: "atomic", Optional: true},
+			"nonResourceAttributes": {Optional: true},
+			"resourceAttributes":    {Optional: true},
+			"uid":                   {Optional: true},
+			"user":                  {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1beta1.SubjectAccessReviewStatus": {Fields: map[string]Field{
+			"denied":          {Optional: true},
+			"evaluationError": {Optional: true},
+			"reason":          {Optional: true},
+		}},
+		"io.k8s.api.authorization.v1beta1.SubjectRulesReviewStatus": {Fields: map[string]Field{
+			"evaluationError":  {Optional: true},
+			"nonResourceRules": {ListType: "atomic"},
+			"resourceRules":    {ListType: "atomic"},
+		}},
+		"io.k8s.api.autoscaling.v1.ContainerResourceMetricSource": {Fields: map[string]Field{
+			"targetAverageUtilization": {Optional: true},
+			"targetAverageValue":       {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.ContainerResourceMetricStatus": {Fields: map[string]Field{
+			"currentAverageUtilization": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.CrossVersionObjectReference": {StructType: "atomic", Fields: map[string]Field{
+			"apiVersion": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.ExternalMetricSource": {Fields: map[string]Field{
+			"metricSelector":     {Optional: true},
+			"targetAverageValue": {Optional: true},
+			"targetValue":        {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.ExternalMetricStatus": {Fields: map[string]Field{
+			"currentAverageValue": {Optional: true},
+			"metricSelector":      {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"observedGeneration": {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec": {Fields: map[string]Field{
+			"maxReplicas":                    {Required: true},
+			"minReplicas":                    {Optional: true},
+			"targetCPUUtilizationPercentage": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus": {Fields: map[string]Field{
+			"currentCPUUtilizationPercentage": {Optional: true},
+			"lastScaleTime":                   {Optional: true},
+			"observedGeneration":              {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.MetricSpec": {Fields: map[string]Field{
+			"containerResource": {Optional: true},
+			"external":          {Optional: true},
+			"object":            {Optional: true},
+			"pods":              {Optional: true},
+			"resource":          {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.MetricStatus": {Fields: map[string]Field{
+			"containerResource": {Optional: true},
+			"external":          {Optional: true},
+			"object":            {Optional: true},
+			"pods":              {Optional: true},
+			"resource":          {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.ObjectMetricSource": {Fields: map[string]Field{
+			"averageValue": {Optional: true},
+			"selector":     {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.ObjectMetricStatus": {Fields: map[string]Field{
+			"averageValue": {Optional: true},
+			"selector":     {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.PodsMetricSource": {Fields: map[string]Field{
+			"selector": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.PodsMetricStatus": {Fields: map[string]Field{
+			"selector": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.ResourceMetricSource": {Fields: map[string]Field{
+			"targetAverageUtilization": {Optional: true},
+			"targetAverageValue":       {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.ResourceMetricStatus": {Fields: map[string]Field{
+			"currentAverageUtilization": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.Scale": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v1.ScaleSpec": {Fields: map[string]Field{
+			"replicas": {Optional: true, Default: "0"},
+		}},
+		"io.k8s.api.autoscaling.v1.ScaleStatus": {Fields: map[string]Field{
+			"selector": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.CrossVersionObjectReference": {Fields: map[string]Field{
+			"apiVersion": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.HPAScalingRules": {Fields: map[string]Field{
+			"policies":                   {ListType: "atomic", Optional: true},
+			"selectPolicy":               {Optional: true},
+			"stabilizationWindowSeconds": {Optional: true},
+			"tolerance":                  {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerBehavior": {Fields: map[string]Field{
+			"scaleDown": {Optional: true},
+			"scaleUp":   {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"observedGeneration": {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec": {Fields: map[string]Field{
+			"behavior":    {Optional: true},
+			"maxReplicas": {Required: true},
+			"metrics":     {ListType: "atomic", Optional: true},
+			"minReplicas": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {Fields: map[string]Field{
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"currentMetrics":     {ListType: "atomic", Optional: true},
+			"currentReplicas":    {Optional: true},
+			"lastScaleTime":      {Optional: true},
+			"observedGeneration": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.MetricIdentifier": {Fields: map[string]Field{
+			"selector": {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.MetricSpec": {Fields: map[string]Field{
+			"containerResource": {Optional: true},
+			"external":          {Optional: true},
+			"object":            {Optional: true},
+			"pods":              {Optional: true},
+			"resource":          {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.MetricStatus": {Fields: map[string]Field{
+			"containerResource": {Optional: true},
+			"external":          {Optional: true},
+			"object":            {Optional: true},
+			"pods":              {Optional: true},
+			"resource":          {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.MetricTarget": {Fields: map[string]Field{
+			"averageUtilization": {Optional: true},
+			"averageValue":       {Optional: true},
+			"value":              {Optional: true},
+		}},
+		"io.k8s.api.autoscaling.v2.MetricValueStatus": {Fields: map[string]Field{
+			"averageUtilization": {Optional: true},
+			"averageValue":       {Optional: true},
+			"value":              {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.CronJob": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.CronJobList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.CronJobSpec": {Fields: map[string]Field{
+			"concurrencyPolicy":          {Optional: true},
+			"failedJobsHistoryLimit":     {Optional: true},
+			"schedule":                   {Required: true},
+			"startingDeadlineSeconds":    {Optional: true},
+			"successfulJobsHistoryLimit": {Optional: true},
+			"suspend":                    {Optional: true},
+			"timeZone":                   {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.CronJobStatus": {Fields: map[string]Field{
+			"active":             {ListType: "atomic", Optional: true},
+			"lastScheduleTime":   {Optional: true},
+			"lastSuccessfulTime": {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.Job": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.JobCondition": {Fields: map[string]Field{
+			"lastProbeTime":      {Optional: true},
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.JobList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.JobSchedulingConfiguration": {Fields: map[string]Field{
+			"disruptionMode":        {Optional: true},
+			"resourceClaims":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"schedulingConstraints": {Optional: true},
+			"schedulingPolicy":      {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.JobSpec": {Fields: map[string]Field{
+			"activeDeadlineSeconds":   {Optional: true},
+			"backoffLimit":            {Optional: true},
+			"backoffLimitPerIndex":    {Optional: true},
+			"completionMode":          {Optional: true},
+			"completions":             {Optional: true},
+			"managedBy":               {Optional: true},
+			"manualSelector":          {Optional: true},
+			"maxFailedIndexes":        {Optional: true},
+			"parallelism":             {Optional: true},
+			"podFailurePolicy":        {Optional: true},
+			"podReplacementPolicy":    {Optional: true},
+			"scheduling":              {Optional: true},
+			"selector":                {Optional: true},
+			"successPolicy":           {Optional: true},
+			"suspend":                 {Optional: true},
+			"ttlSecondsAfterFinished": {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.JobStatus": {Fields: map[string]Field{
+			"active":                  {Optional: true},
+			"completedIndexes":        {Optional: true},
+			"completionTime":          {Optional: true},
+			"conditions":              {ListType: "atomic", Optional: true},
+			"failed":                  {Optional: true},
+			"failedIndexes":           {Optional: true},
+			"startTime":               {Optional: true},
+			"succeeded":               {Optional: true},
+			"terminating":             {Optional: true},
+			"uncountedTerminatedPods": {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.JobTemplateSpec": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.PodFailurePolicy": {Fields: map[string]Field{
+			"rules": {ListType: "atomic"},
+		}},
+		"io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement": {Fields: map[string]Field{
+			"containerName": {Optional: true},
+			"values":        {ListType: "set"},
+		}},
+		"io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern": {Fields: map[string]Field{
+			"status": {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.PodFailurePolicyRule": {Fields: map[string]Field{
+			"onExitCodes":     {Optional: true},
+			"onPodConditions": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.batch.v1.SuccessPolicy": {Fields: map[string]Field{
+			"rules": {ListType: "atomic"},
+		}},
+		"io.k8s.api.batch.v1.SuccessPolicyRule": {Fields: map[string]Field{
+			"succeededCount":   {Optional: true},
+			"succeededIndexes": {Optional: true},
+		}},
+		"io.k8s.api.batch.v1.UncountedTerminatedPods": {Fields: map[string]Field{
+			"failed":    {ListType: "set", Optional: true},
+			"succeeded": {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.batch.v1beta1.CronJob": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.batch.v1beta1.CronJobList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.batch.v1beta1.CronJobSpec": {Fields: map[string]Field{
+			"concurrencyPolicy":          {Optional: true},
+			"failedJobsHistoryLimit":     {Optional: true},
+			"schedule":                   {Required: true},
+			"startingDeadlineSeconds":    {Optional: true},
+			"successfulJobsHistoryLimit": {Optional: true},
+			"suspend":                    {Optional: true},
+			"timeZone":                   {Optional: true},
+		}},
+		"io.k8s.api.batch.v1beta1.CronJobStatus": {Fields: map[string]Field{
+			"active":             {ListType: "atomic", Optional: true},
+			"lastScheduleTime":   {Optional: true},
+			"lastSuccessfulTime": {Optional: true},
+		}},
+		"io.k8s.api.batch.v1beta1.JobTemplateSpec": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.CertificateSigningRequest": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.CertificateSigningRequestCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"lastUpdateTime":     {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.CertificateSigningRequestList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.CertificateSigningRequestSpec": {Fields: map[string]Field{
+			"expirationSeconds": {Optional: true},
+			"extra":             {Optional: true},
+			"groups":            {ListType: "atomic", Optional: true},
+			"uid":               {Optional: true},
+			"usages":            {ListType: "atomic"},
+			"username":          {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.CertificateSigningRequestStatus": {Fields: map[string]Field{
+			"certificate": {Optional: true},
+			"conditions":  {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.ClusterTrustBundle": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.ClusterTrustBundleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.ClusterTrustBundleSpec": {Fields: map[string]Field{
+			"signerName": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.PodCertificateRequest": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.PodCertificateRequestList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.PodCertificateRequestSpec": {Fields: map[string]Field{
+			"maxExpirationSeconds":      {Optional: true, Default: "86400"},
+			"nodeName":                  {Required: true},
+			"nodeUID":                   {Required: true},
+			"podName":                   {Required: true},
+			"podUID":                    {Required: true},
+			"serviceAccountName":        {Required: true},
+			"serviceAccountUID":         {Required: true},
+			"signerName":                {Required: true},
+			"stubPKCS10Request":         {Required: true},
+			"unverifiedUserAnnotations": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1.PodCertificateRequestStatus": {Fields: map[string]Field{
+			"beginRefreshAt":   {Optional: true},
+			"certificateChain": {Optional: true},
+			"conditions":       {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"notAfter":         {Optional: true},
+			"notBefore":        {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1alpha1.ClusterTrustBundle": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1alpha1.ClusterTrustBundleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1alpha1.ClusterTrustBundleSpec": {Fields: map[string]Field{
+			"signerName": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.CertificateSigningRequest": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.CertificateSigningRequestCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"lastUpdateTime":     {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.CertificateSigningRequestList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.CertificateSigningRequestSpec": {Fields: map[string]Field{
+			"expirationSeconds": {Optional: true},
+			"extra":             {Optional: true},
+			"groups":            {ListType: "atomic", Optional: true},
+			"signerName":        {Optional: true},
+			"uid":               {Optional: true},
+			"usages":            {ListType: "atomic"},
+			"username":          {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.CertificateSigningRequestStatus": {Fields: map[string]Field{
+			"certificate": {Optional: true},
+			"conditions":  {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.ClusterTrustBundle": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.ClusterTrustBundleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.ClusterTrustBundleSpec": {Fields: map[string]Field{
+			"signerName": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.PodCertificateRequest": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.PodCertificateRequestList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.PodCertificateRequestSpec": {Fields: map[string]Field{
+			"maxExpirationSeconds": {Optional: true, Default: "86400"},
+			"nodeName":             {Required: true},
+			"nodeUID":              {Required: true},
+			"pkixPublicKey":        {Optional: true},
+			"podName":              {Required: true},
+			"podUID":               {Required: true},
+			"proofOfPossession":    {Optional: true},
+			"serviceAccountName":   {Required: true},
+			"serviceAccountUID":    {Required: true},
+			"signerName":           {Required: true},
+		}},
+		"io.k8s.api.certificates.v1beta1.PodCertificateRequestStatus": {Fields: map[string]Field{
+			"beginRefreshAt":   {Optional: true},
+			"certificateChain": {Optional: true},
+			"conditions":       {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"notAfter":         {Optional: true},
+			"notBefore":        {Optional: true},
+		}},
+		"io.k8s.api.coordination.v1.Lease": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.coordination.v1.LeaseList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.coordination.v1.LeaseSpec": {Fields: map[string]Field{
+			"acquireTime":          {Optional: true},
+			"holderIdentity":       {Optional: true},
+			"leaseDurationSeconds": {Optional: true},
+			"leaseTransitions":     {Optional: true},
+			"preferredHolder":      {Optional: true},
+			"renewTime":            {Optional: true},
+			"strategy":             {Optional: true},
+		}},
+		"io.k8s.api.coordination.v1alpha2.LeaseCandidate": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.coordination.v1alpha2.LeaseCandidateList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.coordination.v1alpha2.LeaseCandidateSpec": {Fields: map[string]Field{
+			"binaryVersion":    {Required: true},
+			"emulationVersion": {Optional: true},
+			"leaseName":        {Required: true},
+			"pingTime":         {Optional: true},
+			"renewTime":        {Optional: true},
+			"strategy":         {Required: true},
+		}},
+		"io.k8s.api.coordination.v1beta1.Lease": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.coordination.v1beta1.LeaseCandidate": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.coordination.v1beta1.LeaseCandidateList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.coordination.v1beta1.LeaseCandidateSpec": {Fields: map[string]Field{
+			"binaryVersion":    {Required: true},
+			"emulationVersion": {Optional: true},
+			"leaseName":        {Required: true},
+			"pingTime":         {Optional: true},
+			"renewTime":        {Optional: true},
+			"strategy":         {Required: true},
+		}},
+		"io.k8s.api.coordination.v1beta1.LeaseList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.coordination.v1beta1.LeaseSpec": {Fields: map[string]Field{
+			"acquireTime":          {Optional: true},
+			"holderIdentity":       {Optional: true},
+			"leaseDurationSeconds": {Optional: true},
+			"leaseTransitions":     {Optional: true},
+			"preferredHolder":      {Optional: true},
+			"renewTime":            {Optional: true},
+			"strategy":             {Optional: true},
+		}},
+		"io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource": {Fields: map[string]Field{
+			"fsType":    {Optional: true},
+			"partition": {Optional: true},
+			"readOnly":  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Affinity": {Fields: map[string]Field{
+			"nodeAffinity":    {Optional: true},
+			"podAffinity":     {Optional: true},
+			"podAntiAffinity": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.AppArmorProfile": {Fields: map[string]Field{
+			"localhostProfile": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.AvoidPods": {Fields: map[string]Field{
+			"preferAvoidPods": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.AzureDiskVolumeSource": {Fields: map[string]Field{
+			"cachingMode": {Optional: true, Default: `"ReadWrite"`},
+			"fsType":      {Optional: true, Default: `"ext4"`},
+			"kind":        {Default: `"Shared"`},
+			"readOnly":    {Optional: true, Default: "false"},
+		}},
+		"io.k8s.api.core.v1.AzureFilePersistentVolumeSource": {Fields: map[string]Field{
+			"readOnly":        {Optional: true},
+			"secretNamespace": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.AzureFileVolumeSource": {Fields: map[string]Field{
+			"readOnly": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Binding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.CSIPersistentVolumeSource": {Fields: map[string]Field{
+			"controllerExpandSecretRef":  {Optional: true},
+			"controllerPublishSecretRef": {Optional: true},
+			"fsType":                     {Optional: true},
+			"nodeExpandSecretRef":        {Optional: true},
+			"nodePublishSecretRef":       {Optional: true},
+			"nodeStageSecretRef":         {Optional: true},
+			"readOnly":                   {Optional: true},
+			"volumeAttributes":           {Optional: true},
+		}},
+		"io.k8s.api.core.v1.CSIVolumeSource": {Fields: map[string]Field{
+			"fsType":               {Optional: true},
+			"nodePublishSecretRef": {Optional: true},
+			"readOnly":             {Optional: true},
+			"volumeAttributes":     {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Capabilities": {Fields: map[string]Field{
+			"add":  {ListType: "atomic", Optional: true},
+			"drop": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.CephFSPersistentVolumeSource": {Fields: map[string]Field{
+			"monitors":   {ListType: "atomic"},
+			"path":       {Optional: true},
+			"readOnly":   {Optional: true},
+			"secretFile": {Optional: true},
+			"secretRef":  {Optional: true},
+			"user":       {Optional: true},
+		}},
+		"io.k8s.api.core.v1.CephFSVolumeSource": {Fields: map[string]Field{
+			"monitors":   {ListType: "atomic"},
+			"path":       {Optional: true},
+			"readOnly":   {Optional: true},
+			"secretFile": {Optional: true},
+			"secretRef":  {Optional: true},
+			"user":       {Optional: true},
+		}},
+		"io.k8s.api.core.v1.CinderPersistentVolumeSource": {Fields: map[string]Field{
+			"fsType":    {Optional: true},
+			"readOnly":  {Optional: true},
+			"secretRef": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.CinderVolumeSource": {Fields: map[string]Field{
+			"fsType":    {Optional: true},
+			"readOnly":  {Optional: true},
+			"secretRef": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ClientIPConfig": {Fields: map[string]Field{
+			"timeoutSeconds": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ClusterTrustBundleProjection": {Fields: map[string]Field{
+			"labelSelector": {Optional: true},
+			"name":          {Optional: true},
+			"optional":      {Optional: true},
+			"signerName":    {Optional: true},
+			"user":          {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ComponentCondition": {Fields: map[string]Field{
+			"error":   {Optional: true},
+			"message": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ComponentStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"metadata":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ComponentStatusList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ConfigMap": {Fields: map[string]Field{
+			"binaryData": {Optional: true},
+			"data":       {Optional: true},
+			"immutable":  {Optional: true},
+			"metadata":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ConfigMapEnvSource": {Fields: map[string]Field{
+			"optional": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ConfigMapKeySelector": {StructType: "atomic", Fields: map[string]Field{
+			"optional": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ConfigMapList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ConfigMapNodeConfigSource": {Fields: map[string]Field{
+			"resourceVersion": {Optional: true},
+			"uid":             {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ConfigMapProjection": {Fields: map[string]Field{
+			"items":    {ListType: "atomic", Optional: true},
+			"optional": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ConfigMapVolumeSource": {Fields: map[string]Field{
+			"defaultMode": {Optional: true},
+			"defaultUser": {Optional: true},
+			"items":       {ListType: "atomic", Optional: true},
+			"optional":    {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Container": {Fields: map[string]Field{
+			"args":                     {ListType: "atomic", Optional: true},
+			"command":                  {ListType: "atomic", Optional: true},
+			"env":                      {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"envFrom":                  {ListType: "atomic", Optional: true},
+			"image":                    {Optional: true},
+			"imagePullPolicy":          {Optional: true},
+			"lifecycle":                {Optional: true},
+			"livenessProbe":            {Optional: true},
+			"ports":                    {ListType: "map", ListMapKeys: []string{"containerPort", "protocol"}, Optional: true},
+			"readinessProbe":           {Optional: true},
+			"resizePolicy":             {ListType: "atomic", Optional: true},
+			"resources":                {Optional: true},
+			"restartPolicy":            {Optional: true},
+			"restartPolicyRules":       {ListType: "atomic", Optional: true},
+			"securityContext":          {Optional: true},
+			"startupProbe":             {Optional: true},
+			"stdin":                    {Optional: true},
+			"stdinOnce":                {Optional: true},
+			"terminationMessagePath":   {Optional: true},
+			"terminationMessagePolicy": {Optional: true},
+			"tty":                      {Optional: true},
+			"volumeDevices":            {ListType: "map", ListMapKeys: []string{"devicePath"}, Optional: true},
+			"volumeMounts":             {ListType: "map", ListMapKeys: []string{"mountPath"}, Optional: true},
+			"workingDir":               {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ContainerImage": {Fields: map[string]Field{
+			"names":     {ListType: "atomic", Optional: true},
+			"sizeBytes": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ContainerPort": {Fields: map[string]Field{
+			"hostIP":   {Optional: true},
+			"hostPort": {Optional: true},
+			"name":     {Optional: true},
+			"protocol": {Optional: true, Default: `"TCP"`},
+		}},
+		"io.k8s.api.core.v1.ContainerRestartRule": {Fields: map[string]Field{
+			"action":    {Required: true},
+			"exitCodes": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes": {Fields: map[string]Field{
+			"operator": {Required: true},
+			"values":   {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.core.v1.ContainerState": {Fields: map[string]Field{
+			"running":    {Optional: true},
+			"terminated": {Optional: true},
+			"waiting":    {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ContainerStateRunning": {Fields: map[string]Field{
+			"startedAt": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ContainerStateTerminated": {Fields: map[string]Field{
+			"containerID": {Optional: true},
+			"finishedAt":  {Optional: true},
+			"message":     {Optional: true},
+			"reason":      {Optional: true},
+			"signal":      {Optional: true},
+			"startedAt":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ContainerStateWaiting": {Fields: map[string]Field{
+			"message": {Optional: true},
+			"reason":  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ContainerStatus": {Fields: map[string]Field{
+			"allocatedResources":       {Optional: true},
+			"allocatedResourcesStatus": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"containerID":              {Optional: true},
+			"lastState":                {Optional: true},
+			"resources":                {Optional: true},
+			"started":                  {Optional: true},
+			"state":                    {Optional: true},
+			"stopSignal":               {Optional: true},
+			"user":                     {Optional: true},
+			"volumeMounts":             {ListType: "map", ListMapKeys: []string{"mountPath"}, Optional: true},
+		}},
+		"io.k8s.api.core.v1.ContainerUser": {Fields: map[string]Field{
+			"linux": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.DownwardAPIProjection": {Fields: map[string]Field{
+			"items": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.DownwardAPIVolumeFile": {Fields: map[string]Field{
+			"fieldRef":         {Optional: true},
+			"mode":             {Optional: true},
+			"resourceFieldRef": {Optional: true},
+			"user":             {Optional: true},
+		}},
+		"io.k8s.api.core.v1.DownwardAPIVolumeSource": {Fields: map[string]Field{
+			"defaultMode": {Optional: true},
+			"defaultUser": {Optional: true},
+			"items":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.EmptyDirVolumeSource": {Fields: map[string]Field{
+			"medium":    {Optional: true},
+			"mode":      {Optional: true},
+			"sizeLimit": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EndpointAddress": {StructType: "atomic", Fields: map[string]Field{
+			"hostname":  {Optional: true},
+			"nodeName":  {Optional: true},
+			"targetRef": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EndpointPort": {StructType: "atomic", Fields: map[string]Field{
+			"appProtocol": {Optional: true},
+			"name":        {Optional: true},
+			"protocol":    {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EndpointSubset": {Fields: map[string]Field{
+			"addresses":         {ListType: "atomic", Optional: true},
+			"notReadyAddresses": {ListType: "atomic", Optional: true},
+			"ports":             {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.Endpoints": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"subsets":  {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.EndpointsList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EnvFromSource": {Fields: map[string]Field{
+			"configMapRef": {Optional: true},
+			"prefix":       {Optional: true},
+			"secretRef":    {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EnvVar": {Fields: map[string]Field{
+			"value":     {Optional: true},
+			"valueFrom": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EnvVarSource": {Fields: map[string]Field{
+			"configMapKeyRef":  {Optional: true},
+			"fieldRef":         {Optional: true},
+			"fileKeyRef":       {Optional: true},
+			"resourceFieldRef": {Optional: true},
+			"secretKeyRef":     {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EphemeralContainer": {Fields: map[string]Field{
+			"targetContainerName": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EphemeralContainerCommon": {Fields: map[string]Field{
+			"args":                     {ListType: "atomic", Optional: true},
+			"command":                  {ListType: "atomic", Optional: true},
+			"env":                      {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"envFrom":                  {ListType: "atomic", Optional: true},
+			"imagePullPolicy":          {Optional: true},
+			"lifecycle":                {Optional: true},
+			"livenessProbe":            {Optional: true},
+			"ports":                    {ListType: "map", ListMapKeys: []string{"containerPort", "protocol"}, Optional: true},
+			"readinessProbe":           {Optional: true},
+			"resizePolicy":             {ListType: "atomic", Optional: true},
+			"resources":                {Optional: true},
+			"restartPolicy":            {Optional: true},
+			"restartPolicyRules":       {ListType: "atomic", Optional: true},
+			"securityContext":          {Optional: true},
+			"startupProbe":             {Optional: true},
+			"stdin":                    {Optional: true},
+			"stdinOnce":                {Optional: true},
+			"terminationMessagePath":   {Optional: true},
+			"terminationMessagePolicy": {Optional: true},
+			"tty":                      {Optional: true},
+			"volumeDevices":            {ListType: "map", ListMapKeys: []string{"devicePath"}, Optional: true},
+			"volumeMounts":             {ListType: "map", ListMapKeys: []string{"mountPath"}, Optional: true},
+			"workingDir":               {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Event": {Fields: map[string]Field{
+			"action":             {Optional: true},
+			"count":              {Optional: true},
+			"eventTime":          {Optional: true},
+			"firstTimestamp":     {Optional: true},
+			"lastTimestamp":      {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"related":            {Optional: true},
+			"reportingComponent": {Optional: true},
+			"reportingInstance":  {Optional: true},
+			"series":             {Optional: true},
+			"source":             {Optional: true},
+			"type":               {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EventList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EventSource": {Fields: map[string]Field{
+			"component": {Optional: true},
+			"host":      {Optional: true},
+		}},
+		"io.k8s.api.core.v1.EvictionResponder": {StructType: "atomic", Fields: map[string]Field{
+			"name":     {Required: true},
+			"priority": {Required: true},
+		}},
+		"io.k8s.api.core.v1.ExecAction": {Fields: map[string]Field{
+			"command": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.FCVolumeSource": {Fields: map[string]Field{
+			"fsType":     {Optional: true},
+			"lun":        {Optional: true},
+			"readOnly":   {Optional: true},
+			"targetWWNs": {ListType: "atomic", Optional: true},
+			"wwids":      {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.FileKeySelector": {StructType: "atomic", Fields: map[string]Field{
+			"key":        {Required: true},
+			"optional":   {Optional: true, Default: "false"},
+			"path":       {Required: true},
+			"volumeName": {Required: true},
+		}},
+		"io.k8s.api.core.v1.FlexPersistentVolumeSource": {Fields: map[string]Field{
+			"fsType":    {Optional: true},
+			"options":   {Optional: true},
+			"readOnly":  {Optional: true},
+			"secretRef": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.FlexVolumeSource": {Fields: map[string]Field{
+			"fsType":    {Optional: true},
+			"options":   {Optional: true},
+			"readOnly":  {Optional: true},
+			"secretRef": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.FlockerVolumeSource": {Fields: map[string]Field{
+			"datasetName": {Optional: true},
+			"datasetUUID": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.GCEPersistentDiskVolumeSource": {Fields: map[string]Field{
+			"fsType":    {Optional: true},
+			"partition": {Optional: true},
+			"readOnly":  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.GRPCAction": {Fields: map[string]Field{
+			"mode":    {Optional: true},
+			"service": {Optional: true, Default: `""`},
+		}},
+		"io.k8s.api.core.v1.GitRepoVolumeSource": {Fields: map[string]Field{
+			"directory": {Optional: true},
+			"revision":  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.GlusterfsPersistentVolumeSource": {Fields: map[string]Field{
+			"endpointsNamespace": {Optional: true},
+			"readOnly":           {Optional: true},
+		}},
+		"io.k8s.api.core.v1.GlusterfsVolumeSource": {Fields: map[string]Field{
+			"readOnly": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.HTTPGetAction": {Fields: map[string]Field{
+			"host":        {Optional: true},
+			"httpHeaders": {ListType: "atomic", Optional: true},
+			"path":        {Optional: true},
+			"protocol":    {Optional: true},
+			"scheme":      {Optional: true},
+		}},
+		"io.k8s.api.core.v1.HostAlias": {Fields: map[string]Field{
+			"hostnames": {ListType: "atomic"},
+			"ip":        {Required: true},
+		}},
+		"io.k8s.api.core.v1.HostIP": {Fields: map[string]Field{
+			"ip": {Required: true},
+		}},
+		"io.k8s.api.core.v1.HostPathVolumeSource": {Fields: map[string]Field{
+			"type": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ISCSIPersistentVolumeSource": {Fields: map[string]Field{
+			"chapAuthDiscovery": {Optional: true},
+			"chapAuthSession":   {Optional: true},
+			"fsType":            {Optional: true},
+			"initiatorName":     {Optional: true},
+			"iscsiInterface":    {Optional: true, Default: `"default"`},
+			"portals":           {ListType: "atomic", Optional: true},
+			"readOnly":          {Optional: true},
+			"secretRef":         {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ISCSIVolumeSource": {Fields: map[string]Field{
+			"chapAuthDiscovery": {Optional: true},
+			"chapAuthSession":   {Optional: true},
+			"fsType":            {Optional: true},
+			"initiatorName":     {Optional: true},
+			"iscsiInterface":    {Optional: true, Default: `"default"`},
+			"portals":           {ListType: "atomic", Optional: true},
+			"readOnly":          {Optional: true},
+			"secretRef":         {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ImageVolumeSource": {Fields: map[string]Field{
+			"pullPolicy": {Optional: true},
+			"reference":  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ImageVolumeStatus": {Fields: map[string]Field{
+			"imageRef": {Required: true},
+		}},
+		"io.k8s.api.core.v1.KeyToPath": {Fields: map[string]Field{
+			"mode": {Optional: true},
+			"user": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Lifecycle": {Fields: map[string]Field{
+			"postStart":  {Optional: true},
+			"preStop":    {Optional: true},
+			"stopSignal": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.LifecycleHandler": {Fields: map[string]Field{
+			"exec":      {Optional: true},
+			"httpGet":   {Optional: true},
+			"sleep":     {Optional: true},
+			"tcpSocket": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.LimitRange": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.core.v1.LimitRangeItem": {Fields: map[string]Field{
+			"default":              {Optional: true},
+			"defaultRequest":       {Optional: true},
+			"max":                  {Optional: true},
+			"maxLimitRequestRatio": {Optional: true},
+			"min":                  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.LimitRangeList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.LimitRangeSpec": {Fields: map[string]Field{
+			"limits": {ListType: "atomic"},
+		}},
+		"io.k8s.api.core.v1.LinuxContainerUser": {Fields: map[string]Field{
+			"supplementalGroups": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.LoadBalancerIngress": {Fields: map[string]Field{
+			"hostname": {Optional: true},
+			"ip":       {Optional: true},
+			"ipMode":   {Optional: true},
+			"ports":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.LoadBalancerStatus": {Fields: map[string]Field{
+			"ingress": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.LocalObjectReference": {StructType: "atomic", Fields: map[string]Field{
+			"name": {Optional: true, Default: `""`},
+		}},
+		"io.k8s.api.core.v1.LocalVolumeSource": {Fields: map[string]Field{
+			"fsType": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NFSVolumeSource": {Fields: map[string]Field{
+			"readOnly": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Namespace": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NamespaceCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NamespaceList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NamespaceSpec": {Fields: map[string]Field{
+			"finalizers": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.NamespaceStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"phase":      {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Node": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeAffinity": {Fields: map[string]Field{
+			"preferredDuringSchedulingIgnoredDuringExecution": {ListType: "atomic", Optional: true},
+			"requiredDuringSchedulingIgnoredDuringExecution":  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeAllocatableMappedResources": {Fields: map[string]Field{
+			"name":     {Required: true},
+			"quantity": {Required: true},
+		}},
+		"io.k8s.api.core.v1.NodeAllocatableOverheadResources": {Fields: map[string]Field{
+			"name":         {Required: true},
+			"perContainer": {Optional: true},
+			"perPod":       {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus": {Fields: map[string]Field{
+			"containers":        {ListType: "set", Optional: true},
+			"mapping":           {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"overhead":          {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"resourceClaimName": {Required: true},
+		}},
+		"io.k8s.api.core.v1.NodeCondition": {Fields: map[string]Field{
+			"lastHeartbeatTime":  {Optional: true},
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeConfigStatus": {Fields: map[string]Field{
+			"active":        {Optional: true},
+			"assigned":      {Optional: true},
+			"error":         {Optional: true},
+			"lastKnownGood": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeDaemonEndpoints": {Fields: map[string]Field{
+			"kubeletEndpoint": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeFeatures": {Fields: map[string]Field{
+			"supplementalGroupsPolicy": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodePodPreemptionPolicy": {Fields: map[string]Field{
+			"disableResizePreemption": {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeProxyOptions": {Fields: map[string]Field{
+			"path": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeRuntimeHandler": {Fields: map[string]Field{
+			"features": {Optional: true},
+			"name":     {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeRuntimeHandlerFeatures": {Fields: map[string]Field{
+			"recursiveReadOnlyMounts": {Optional: true},
+			"userNamespaces":          {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeSelector": {StructType: "atomic", Fields: map[string]Field{
+			"nodeSelectorTerms": {ListType: "atomic"},
+		}},
+		"io.k8s.api.core.v1.NodeSelectorRequirement": {Fields: map[string]Field{
+			"values": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeSelectorTerm": {StructType: "atomic", Fields: map[string]Field{
+			"matchExpressions": {ListType: "atomic", Optional: true},
+			"matchFields":      {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeSpec": {Fields: map[string]Field{
+			"configSource":        {Optional: true},
+			"externalID":          {Optional: true},
+			"podCIDR":             {Optional: true},
+			"podCIDRs":            {ListType: "set", Optional: true},
+			"podPreemptionPolicy": {Optional: true},
+			"providerID":          {Optional: true},
+			"taints":              {ListType: "atomic", Optional: true},
+			"unschedulable":       {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeStatus": {Fields: map[string]Field{
+			"addresses":        {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"allocatable":      {Optional: true},
+			"capacity":         {Optional: true},
+			"conditions":       {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"config":           {Optional: true},
+			"daemonEndpoints":  {Optional: true},
+			"declaredFeatures": {ListType: "atomic", Optional: true},
+			"features":         {Optional: true},
+			"images":           {ListType: "atomic", Optional: true},
+			"nodeInfo":         {Optional: true},
+			"phase":            {Optional: true},
+			"runtimeHandlers":  {ListType: "atomic", Optional: true},
+			"volumesAttached":  {ListType: "atomic", Optional: true},
+			"volumesInUse":     {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeSwapStatus": {Fields: map[string]Field{
+			"capacity": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.NodeSystemInfo": {Fields: map[string]Field{
+			"runningInUserNamespace": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ObjectFieldSelector": {StructType: "atomic", Fields: map[string]Field{
+			"apiVersion": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ObjectReference": {StructType: "atomic", Fields: map[string]Field{
+			"apiVersion":      {Optional: true},
+			"fieldPath":       {Optional: true},
+			"kind":            {Optional: true},
+			"name":            {Optional: true},
+			"namespace":       {Optional: true},
+			"resourceVersion": {Optional: true},
+			"uid":             {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolume": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeClaim": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeClaimCondition": {Fields: map[string]Field{
+			"lastProbeTime":      {Optional: true},
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeClaimList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeClaimSpec": {Fields: map[string]Field{
+			"accessModes":               {ListType: "atomic", Optional: true},
+			"dataSource":                {Optional: true},
+			"dataSourceRef":             {Optional: true},
+			"resources":                 {Optional: true},
+			"selector":                  {Optional: true},
+			"storageClassName":          {Optional: true},
+			"volumeAttributesClassName": {Optional: true},
+			"volumeMode":                {Optional: true},
+			"volumeName":                {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeClaimStatus": {Fields: map[string]Field{
+			"accessModes":                      {ListType: "atomic", Optional: true},
+			"allocatedResourceStatuses":        {MapType: "granular", Optional: true},
+			"allocatedResources":               {Optional: true},
+			"capacity":                         {Optional: true},
+			"conditions":                       {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"currentVolumeAttributesClassName": {Optional: true},
+			"healthStatus":                     {Optional: true},
+			"modifyVolumeStatus":               {Optional: true},
+			"phase":                            {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeClaimTemplate": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource": {Fields: map[string]Field{
+			"readOnly": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeSource": {Fields: map[string]Field{
+			"awsElasticBlockStore": {Optional: true},
+			"azureDisk":            {Optional: true},
+			"azureFile":            {Optional: true},
+			"cephfs":               {Optional: true},
+			"cinder":               {Optional: true},
+			"csi":                  {Optional: true},
+			"fc":                   {Optional: true},
+			"flexVolume":           {Optional: true},
+			"flocker":              {Optional: true},
+			"gcePersistentDisk":    {Optional: true},
+			"glusterfs":            {Optional: true},
+			"hostPath":             {Optional: true},
+			"iscsi":                {Optional: true},
+			"local":                {Optional: true},
+			"nfs":                  {Optional: true},
+			"portworxVolume":       {Optional: true},
+			"quobyte":              {Optional: true},
+			"rbd":                  {Optional: true},
+			"scaleIO":              {Optional: true},
+			"storageos":            {Optional: true},
+			"vsphereVolume":        {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeSpec": {Fields: map[string]Field{
+			"accessModes":                   {ListType: "atomic", Optional: true},
+			"capacity":                      {Optional: true},
+			"claimRef":                      {StructType: "granular", Optional: true},
+			"mountOptions":                  {ListType: "atomic", Optional: true},
+			"nodeAffinity":                  {Optional: true},
+			"persistentVolumeReclaimPolicy": {Optional: true},
+			"storageClassName":              {Optional: true},
+			"volumeAttributesClassName":     {Optional: true},
+			"volumeMode":                    {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PersistentVolumeStatus": {Fields: map[string]Field{
+			"lastPhaseTransitionTime": {Optional: true},
+			"message":                 {Optional: true},
+			"phase":                   {Optional: true},
+			"reason":                  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Pod": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodAffinity": {Fields: map[string]Field{
+			"preferredDuringSchedulingIgnoredDuringExecution": {ListType: "atomic", Optional: true},
+			"requiredDuringSchedulingIgnoredDuringExecution":  {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodAffinityTerm": {Fields: map[string]Field{
+			"labelSelector":     {Optional: true},
+			"matchLabelKeys":    {ListType: "atomic", Optional: true},
+			"mismatchLabelKeys": {ListType: "atomic", Optional: true},
+			"namespaceSelector": {Optional: true},
+			"namespaces":        {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodAntiAffinity": {Fields: map[string]Field{
+			"preferredDuringSchedulingIgnoredDuringExecution": {ListType: "atomic", Optional: true},
+			"requiredDuringSchedulingIgnoredDuringExecution":  {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodAttachOptions": {Fields: map[string]Field{
+			"container": {Optional: true},
+			"stderr":    {Optional: true},
+			"stdin":     {Optional: true},
+			"stdout":    {Optional: true},
+			"tty":       {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodCertificateProjection": {Fields: map[string]Field{
+			"certificateChainPath": {Optional: true},
+			"credentialBundlePath": {Optional: true},
+			"keyPath":              {Optional: true},
+			"keyType":              {Required: true},
+			"maxExpirationSeconds": {Optional: true},
+			"signerName":           {Required: true},
+			"user":                 {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodCondition": {Fields: map[string]Field{
+			"lastProbeTime":      {Optional: true},
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"observedGeneration": {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodDNSConfig": {Fields: map[string]Field{
+			"nameservers": {ListType: "atomic", Optional: true},
+			"options":     {ListType: "atomic", Optional: true},
+			"searches":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodDNSConfigOption": {Fields: map[string]Field{
+			"value": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodExecOptions": {Fields: map[string]Field{
+			"command":   {ListType: "atomic"},
+			"container": {Optional: true},
+			"stderr":    {Optional: true},
+			"stdin":     {Optional: true},
+			"stdout":    {Optional: true},
+			"tty":       {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodExtendedResourceClaimStatus": {Fields: map[string]Field{
+			"requestMappings": {ListType: "atomic"},
+		}},
+		"io.k8s.api.core.v1.PodIP": {Fields: map[string]Field{
+			"ip": {Required: true},
+		}},
+		"io.k8s.api.core.v1.PodList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodLogOptions": {Fields: map[string]Field{
+			"container":                    {Optional: true},
+			"follow":                       {Optional: true},
+			"insecureSkipTLSVerifyBackend": {Optional: true},
+			"limitBytes":                   {Optional: true},
+			"previous":                     {Optional: true},
+			"sinceSeconds":                 {Optional: true},
+			"sinceTime":                    {Optional: true},
+			"stream":                       {Optional: true},
+			"tailLines":                    {Optional: true},
+			"timestamps":                   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodPortForwardOptions": {Fields: map[string]Field{
+			"ports": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodProxyOptions": {Fields: map[string]Field{
+			"path": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodResourceClaimStatus": {Fields: map[string]Field{
+			"resourceClaimName": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodSchedulingGroup": {Fields: map[string]Field{
+			"podGroupName": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodSecurityContext": {Fields: map[string]Field{
+			"appArmorProfile":          {Optional: true},
+			"fsGroup":                  {Optional: true},
+			"fsGroupChangePolicy":      {Optional: true},
+			"runAsGroup":               {Optional: true},
+			"runAsNonRoot":             {Optional: true},
+			"runAsUser":                {Optional: true},
+			"seLinuxChangePolicy":      {Optional: true},
+			"seLinuxOptions":           {Optional: true},
+			"seccompProfile":           {Optional: true},
+			"supplementalGroups":       {ListType: "atomic", Optional: true},
+			"supplementalGroupsPolicy": {Optional: true},
+			"sysctls":                  {ListType: "atomic", Optional: true},
+			"windowsOptions":           {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodSignature": {Fields: map[string]Field{
+			"podController": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodSpec": {Fields: map[string]Field{
+			"activeDeadlineSeconds":         {Optional: true},
+			"affinity":                      {Optional: true},
+			"automountServiceAccountToken":  {Optional: true},
+			"containers":                    {ListType: "map", ListMapKeys: []string{"name"}},
+			"dnsConfig":                     {Optional: true},
+			"dnsPolicy":                     {Optional: true},
+			"enableServiceLinks":            {Optional: true},
+			"ephemeralContainers":           {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"evictionResponders":            {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"hostAliases":                   {ListType: "map", ListMapKeys: []string{"ip"}, Optional: true},
+			"hostIPC":                       {Optional: true},
+			"hostNetwork":                   {Optional: true},
+			"hostPID":                       {Optional: true},
+			"hostUsers":                     {Optional: true},
+			"hostname":                      {Optional: true},
+			"hostnameOverride":              {Optional: true},
+			"imagePullSecrets":              {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"initContainers":                {ListType: "map", ListMapKeys: []string{"name"}},
+			"nodeName":                      {Optional: true},
+			"nodeSelector":                  {MapType: "atomic", Optional: true},
+			"os":                            {Optional: true},
+			"overhead":                      {Optional: true},
+			"preemptionPolicy":              {Optional: true},
+			"priority":                      {Optional: true},
+			"priorityClassName":             {Optional: true},
+			"readinessGates":                {ListType: "atomic", Optional: true},
+			"resourceClaims":                {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"resources":                     {Optional: true},
+			"restartPolicy":                 {Optional: true},
+			"runtimeClassName":              {Optional: true},
+			"schedulerName":                 {Optional: true},
+			"schedulingGates":               {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"schedulingGroup":               {Optional: true},
+			"securityContext":               {Optional: true},
+			"serviceAccount":                {Optional: true},
+			"serviceAccountName":            {Optional: true},
+			"setHostnameAsFQDN":             {Optional: true},
+			"shareProcessNamespace":         {Optional: true},
+			"subdomain":                     {Optional: true},
+			"terminationGracePeriodSeconds": {Optional: true},
+			"tolerations":                   {ListType: "atomic", Optional: true},
+			"topologySpreadConstraints":     {ListType: "map", ListMapKeys: []string{"topologyKey", "whenUnsatisfiable"}, Optional: true},
+			"volumes":                       {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodStatus": {Fields: map[string]Field{
+			"allocatedResources":                   {Optional: true},
+			"conditions":                           {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"containerStatuses":                    {ListType: "atomic", Optional: true},
+			"ephemeralContainerStatuses":           {ListType: "atomic", Optional: true},
+			"extendedResourceClaimStatus":          {Optional: true},
+			"hostIP":                               {Optional: true},
+			"hostIPs":                              {ListType: "atomic", Optional: true},
+			"initContainerStatuses":                {ListType: "atomic"},
+			"message":                              {Optional: true},
+			"nodeAllocatableResourceClaimStatuses": {ListType: "map", ListMapKeys: []string{"resourceClaimName"}, Optional: true},
+			"nominatedNodeName":                    {Optional: true},
+			"observedGeneration":                   {Optional: true},
+			"phase":                                {Optional: true},
+			"podIP":                                {Optional: true},
+			"podIPs":                               {ListType: "map", ListMapKeys: []string{"ip"}, Optional: true},
+			"qosClass":                             {Optional: true},
+			"reason":                               {Optional: true},
+			"resize":                               {Optional: true},
+			"resourceClaimStatuses":                {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"resources":                            {Optional: true},
+			"startTime":                            {Optional: true},
+			"volumeHealth":                         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodTemplate": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"template": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodTemplateList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodTemplateSpec": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PodVolumeHealth": {Fields: map[string]Field{
+			"healthConditions":   {ListType: "map", ListMapKeys: []string{"status", "reason"}, Optional: true},
+			"lastTransitionTime": {Optional: true},
+			"name":               {Required: true},
+		}},
+		"io.k8s.api.core.v1.PortStatus": {Fields: map[string]Field{
+			"error": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PortworxVolumeSource": {Fields: map[string]Field{
+			"readOnly": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Preconditions": {Fields: map[string]Field{
+			"uid": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.PreferAvoidPodsEntry": {Fields: map[string]Field{
+			"evictionTime": {Optional: true},
+			"message":      {Optional: true},
+			"reason":       {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Probe": {Fields: map[string]Field{
+			"failureThreshold":              {Optional: true},
+			"initialDelaySeconds":           {Optional: true},
+			"periodSeconds":                 {Optional: true},
+			"successThreshold":              {Optional: true},
+			"terminationGracePeriodSeconds": {Optional: true},
+			"timeoutSeconds":                {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ProbeHandler": {Fields: map[string]Field{
+			"exec":      {Optional: true},
+			"grpc":      {Optional: true},
+			"httpGet":   {Optional: true},
+			"tcpSocket": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ProjectedVolumeSource": {Fields: map[string]Field{
+			"defaultMode": {Optional: true},
+			"defaultUser": {Optional: true},
+			"sources":     {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.QuobyteVolumeSource": {Fields: map[string]Field{
+			"group":    {Optional: true},
+			"readOnly": {Optional: true},
+			"tenant":   {Optional: true},
+			"user":     {Optional: true},
+		}},
+		"io.k8s.api.core.v1.RBDPersistentVolumeSource": {Fields: map[string]Field{
+			"fsType":    {Optional: true},
+			"keyring":   {Optional: true, Default: `"/etc/ceph/keyring"`},
+			"monitors":  {ListType: "atomic"},
+			"pool":      {Optional: true, Default: `"rbd"`},
+			"readOnly":  {Optional: true},
+			"secretRef": {Optional: true},
+			"user":      {Optional: true, Default: `"admin"`},
+		}},
+		"io.k8s.api.core.v1.RBDVolumeSource": {Fields: map[string]Field{
+			"fsType":    {Optional: true},
+			"keyring":   {Optional: true, Default: `"/etc/ceph/keyring"`},
+			"monitors":  {ListType: "atomic"},
+			"pool":      {Optional: true, Default: `"rbd"`},
+			"readOnly":  {Optional: true},
+			"secretRef": {Optional: true},
+			"user":      {Optional: true, Default: `"admin"`},
+		}},
+		"io.k8s.api.core.v1.RangeAllocation": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ReplicationController": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ReplicationControllerCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ReplicationControllerList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ReplicationControllerSpec": {Fields: map[string]Field{
+			"minReadySeconds": {Optional: true, Default: "0"},
+			"replicas":        {Optional: true, Default: "1"},
+			"selector":        {MapType: "atomic", Optional: true},
+			"template":        {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ReplicationControllerStatus": {Fields: map[string]Field{
+			"availableReplicas":    {Optional: true},
+			"conditions":           {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"fullyLabeledReplicas": {Optional: true},
+			"observedGeneration":   {Optional: true},
+			"readyReplicas":        {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ResourceClaim": {Fields: map[string]Field{
+			"request": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ResourceFieldSelector": {StructType: "atomic", Fields: map[string]Field{
+			"containerName": {Optional: true},
+			"divisor":       {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ResourceHealth": {Fields: map[string]Field{
+			"message": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ResourceQuota": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ResourceQuotaList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ResourceQuotaSpec": {Fields: map[string]Field{
+			"hard":          {Optional: true},
+			"scopeSelector": {Optional: true},
+			"scopes":        {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.ResourceQuotaStatus": {Fields: map[string]Field{
+			"hard": {Optional: true},
+			"used": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ResourceRequirements": {Fields: map[string]Field{
+			"claims":   {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"limits":   {Optional: true},
+			"requests": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ResourceStatus": {Fields: map[string]Field{
+			"name":      {Required: true},
+			"resources": {ListType: "map", ListMapKeys: []string{"resourceID"}},
+		}},
+		"io.k8s.api.core.v1.SELinuxOptions": {Fields: map[string]Field{
+			"level": {Optional: true},
+			"role":  {Optional: true},
+			"type":  {Optional: true},
+			"user":  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ScaleIOPersistentVolumeSource": {Fields: map[string]Field{
+			"fsType":           {Optional: true, Default: `"xfs"`},
+			"protectionDomain": {Optional: true},
+			"readOnly":         {Optional: true},
+			"sslEnabled":       {Optional: true},
+			"storageMode":      {Optional: true, Default: `"ThinProvisioned"`},
+			"storagePool":      {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ScaleIOVolumeSource": {Fields: map[string]Field{
+			"fsType":           {Optional: true, Default: `"xfs"`},
+			"protectionDomain": {Optional: true},
+			"readOnly":         {Optional: true},
+			"sslEnabled":       {Optional: true},
+			"storageMode":      {Optional: true, Default: `"ThinProvisioned"`},
+			"storagePool":      {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ScopeSelector": {StructType: "atomic", Fields: map[string]Field{
+			"matchExpressions": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.ScopedResourceSelectorRequirement": {Fields: map[string]Field{
+			"values": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.SeccompProfile": {Fields: map[string]Field{
+			"localhostProfile": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Secret": {Fields: map[string]Field{
+			"data":       {Optional: true},
+			"immutable":  {Optional: true},
+			"metadata":   {Optional: true},
+			"stringData": {Optional: true},
+			"type":       {Optional: true},
+		}},
+		"io.k8s.api.core.v1.SecretEnvSource": {Fields: map[string]Field{
+			"optional": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.SecretKeySelector": {StructType: "atomic", Fields: map[string]Field{
+			"optional": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.SecretList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.SecretProjection": {Fields: map[string]Field{
+			"items":    {ListType: "atomic", Optional: true},
+			"optional": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.SecretReference": {StructType: "atomic", Fields: map[string]Field{
+			"name":      {Optional: true},
+			"namespace": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.SecretVolumeSource": {Fields: map[string]Field{
+			"defaultMode": {Optional: true},
+			"defaultUser": {Optional: true},
+			"items":       {ListType: "atomic", Optional: true},
+			"optional":    {Optional: true},
+			"secretName":  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.SecurityContext": {Fields: map[string]Field{
+			"allowPrivilegeEscalation": {Optional: true},
+			"appArmorProfile":          {Optional: true},
+			"capabilities":             {Optional: true},
+			"privileged":               {Optional: true},
+			"procMount":                {Optional: true},
+			"readOnlyRootFilesystem":   {Optional: true},
+			"runAsGroup":               {Optional: true},
+			"runAsNonRoot":             {Optional: true},
+			"runAsUser":                {Optional: true},
+			"seLinuxOptions":           {Optional: true},
+			"seccompProfile":           {Optional: true},
+			"windowsOptions":           {Optional: true},
+		}},
+		"io.k8s.api.core.v1.SerializedReference": {Fields: map[string]Field{
+			"reference": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Service": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ServiceAccount": {Fields: map[string]Field{
+			"automountServiceAccountToken": {Optional: true},
+			"imagePullSecrets":             {ListType: "atomic", Optional: true},
+			"metadata":                     {Optional: true},
+			"secrets":                      {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.core.v1.ServiceAccountList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ServiceAccountTokenProjection": {Fields: map[string]Field{
+			"audience":          {Optional: true},
+			"expirationSeconds": {Optional: true},
+			"user":              {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ServiceList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ServicePort": {Fields: map[string]Field{
+			"appProtocol": {Optional: true},
+			"name":        {Optional: true},
+			"nodePort":    {Optional: true},
+			"protocol":    {Optional: true, Default: `"TCP"`},
+			"targetPort":  {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ServiceProxyOptions": {Fields: map[string]Field{
+			"path": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ServiceSpec": {Fields: map[string]Field{
+			"allocateLoadBalancerNodePorts": {Optional: true},
+			"clusterIP":                     {Optional: true},
+			"clusterIPs":                    {ListType: "atomic", Optional: true},
+			"externalIPs":                   {ListType: "atomic", Optional: true},
+			"externalName":                  {Optional: true},
+			"externalTrafficPolicy":         {Optional: true},
+			"healthCheckNodePort":           {Optional: true},
+			"internalTrafficPolicy":         {Optional: true},
+			"ipFamilies":                    {ListType: "atomic", Optional: true},
+			"ipFamilyPolicy":                {Optional: true},
+			"loadBalancerClass":             {Optional: true},
+			"loadBalancerIP":                {Optional: true},
+			"loadBalancerSourceRanges":      {ListType: "atomic", Optional: true},
+			"ports":                         {ListType: "map", ListMapKeys: []string{"port", "protocol"}},
+			"publishNotReadyAddresses":      {Optional: true},
+			"selector":                      {MapType: "atomic", Optional: true},
+			"sessionAffinity":               {Optional: true},
+			"sessionAffinityConfig":         {Optional: true},
+			"trafficDistribution":           {Optional: true},
+			"type":                          {Optional: true},
+		}},
+		"io.k8s.api.core.v1.ServiceStatus": {Fields: map[string]Field{
+			"conditions":   {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"loadBalancer": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.SessionAffinityConfig": {Fields: map[string]Field{
+			"clientIP": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.StorageOSPersistentVolumeSource": {Fields: map[string]Field{
+			"fsType":          {Optional: true},
+			"readOnly":        {Optional: true},
+			"secretRef":       {Optional: true},
+			"volumeNamespace": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.StorageOSVolumeSource": {Fields: map[string]Field{
+			"fsType":          {Optional: true},
+			"readOnly":        {Optional: true},
+			"secretRef":       {Optional: true},
+			"volumeNamespace": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.TCPSocketAction": {Fields: map[string]Field{
+			"host": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Taint": {Fields: map[string]Field{
+			"timeAdded": {Optional: true},
+			"value":     {Optional: true},
+		}},
+		"io.k8s.api.core.v1.Toleration": {Fields: map[string]Field{
+			"effect":            {Optional: true},
+			"key":               {Optional: true},
+			"operator":          {Optional: true},
+			"tolerationSeconds": {Optional: true},
+			"value":             {Optional: true},
+		}},
+		"io.k8s.api.core.v1.TopologySelectorLabelRequirement": {Fields: map[string]Field{
+			"values": {ListType: "atomic"},
+		}},
+		"io.k8s.api.core.v1.TopologySelectorTerm": {StructType: "atomic", Fields: map[string]Field{
+			"matchLabelExpressions": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.core.v1.TopologySpreadConstraint": {Fields: map[string]Field{
+			"labelSelector":      {Optional: true},
+			"matchLabelKeys":     {ListType: "atomic", Optional: true},
+			"minDomains":         {Optional: true},
+			"nodeAffinityPolicy": {Optional: true},
+			"nodeTaintsPolicy":   {Optional: true},
+		}},
+		"io.k8s.api.core.v1.TypedLocalObjectReference": {StructType: "atomic", Fields: map[string]Field{
+			"apiGroup": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.TypedObjectReference": {Fields: map[string]Field{
+			"apiGroup":  {Optional: true},
+			"namespace": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.VolumeHealthCondition": {Fields: map[string]Field{
+			"message": {Optional: true},
+			"reason":  {Required: true},
+			"status":  {Required: true},
+		}},
+		"io.k8s.api.core.v1.VolumeHealthStatus": {Fields: map[string]Field{
+			"healthConditions":   {ListType: "map", ListMapKeys: []string{"status", "reason"}, Optional: true},
+			"lastTransitionTime": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.VolumeMount": {Fields: map[string]Field{
+			"bindMountOptions":  {ListType: "set", Optional: true},
+			"mountPropagation":  {Optional: true},
+			"readOnly":          {Optional: true},
+			"recursiveReadOnly": {Optional: true},
+			"subPath":           {Optional: true},
+			"subPathExpr":       {Optional: true},
+		}},
+		"io.k8s.api.core.v1.VolumeMountStatus": {Fields: map[string]Field{
+			"readOnly":          {Optional: true},
+			"recursiveReadOnly": {Optional: true},
+			"volumeStatus":      {Optional: true},
+		}},
+		"io.k8s.api.core.v1.VolumeProjection": {Fields: map[string]Field{
+			"clusterTrustBundle":  {Optional: true},
+			"configMap":           {Optional: true},
+			"downwardAPI":         {Optional: true},
+			"podCertificate":      {Optional: true},
+			"secret":              {Optional: true},
+			"serviceAccountToken": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.VolumeResourceRequirements": {Fields: map[string]Field{
+			"limits":   {Optional: true},
+			"requests": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.VolumeSource": {Fields: map[string]Field{
+			"awsElasticBlockStore":  {Optional: true},
+			"azureDisk":             {Optional: true},
+			"azureFile":             {Optional: true},
+			"cephfs":                {Optional: true},
+			"cinder":                {Optional: true},
+			"configMap":             {Optional: true},
+			"csi":                   {Optional: true},
+			"downwardAPI":           {Optional: true},
+			"emptyDir":              {Optional: true},
+			"ephemeral":             {Optional: true},
+			"fc":                    {Optional: true},
+			"flexVolume":            {Optional: true},
+			"flocker":               {Optional: true},
+			"gcePersistentDisk":     {Optional: true},
+			"gitRepo":               {Optional: true},
+			"glusterfs":             {Optional: true},
+			"hostPath":              {Optional: true},
+			"image":                 {Optional: true},
+			"iscsi":                 {Optional: true},
+			"nfs":                   {Optional: true},
+			"persistentVolumeClaim": {Optional: true},
+			"portworxVolume":        {Optional: true},
+			"quobyte":               {Optional: true},
+			"rbd":                   {Optional: true},
+			"scaleIO":               {Optional: true},
+			"secret":                {Optional: true},
+			"storageos":             {Optional: true},
+			"vsphereVolume":         {Optional: true},
+		}},
+		"io.k8s.api.core.v1.VolumeStatus": {Fields: map[string]Field{
+			"image": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource": {Fields: map[string]Field{
+			"fsType":            {Optional: true},
+			"storagePolicyID":   {Optional: true},
+			"storagePolicyName": {Optional: true},
+		}},
+		"io.k8s.api.core.v1.WindowsSecurityContextOptions": {Fields: map[string]Field{
+			"gmsaCredentialSpec":     {Optional: true},
+			"gmsaCredentialSpecName": {Optional: true},
+			"hostProcess":            {Optional: true},
+			"runAsUserName":          {Optional: true},
+		}},
+		"io.k8s.api.discovery.v1.Endpoint": {Fields: map[string]Field{
+			"addresses":          {ListType: "set", Required: true},
+			"deprecatedTopology": {Optional: true},
+			"hints":              {Optional: true},
+			"hostname":           {Optional: true},
+			"nodeName":           {Optional: true},
+			"targetRef":          {Optional: true},
+			"zone":               {Optional: true},
+		}},
+		"io.k8s.api.discovery.v1.EndpointConditions": {Fields: map[string]Field{
+			"ready":       {Optional: true},
+			"serving":     {Optional: true},
+			"terminating": {Optional: true},
+		}},
+		"io.k8s.api.discovery.v1.EndpointHints": {Fields: map[string]Field{
+			"forNodes": {ListType: "atomic"},
+			"forZones": {ListType: "atomic"},
+		}},
+		"io.k8s.api.discovery.v1.EndpointPort": {StructType: "atomic", Fields: map[string]Field{
+			"appProtocol": {Optional: true},
+		}},
+		"io.k8s.api.discovery.v1.EndpointSlice": {Fields: map[string]Field{
+			"addressType": {Required: true},
+			"endpoints":   {ListType: "atomic", Optional: true},
+			"metadata":    {Optional: true},
+			"ports":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.discovery.v1.EndpointSliceList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.discovery.v1beta1.Endpoint": {Fields: map[string]Field{
+			"addresses": {ListType: "set", Required: true},
+			"hints":     {Optional: true},
+			"hostname":  {Optional: true},
+			"nodeName":  {Optional: true},
+			"targetRef": {Optional: true},
+			"topology":  {Optional: true},
+		}},
+		"io.k8s.api.discovery.v1beta1.EndpointConditions": {Fields: map[string]Field{
+			"ready":       {Optional: true},
+			"serving":     {Optional: true},
+			"terminating": {Optional: true},
+		}},
+		"io.k8s.api.discovery.v1beta1.EndpointHints": {Fields: map[string]Field{
+			"forNodes": {ListType: "atomic"},
+			"forZones": {ListType: "atomic"},
+		}},
+		"io.k8s.api.discovery.v1beta1.EndpointPort": {Fields: map[string]Field{
+			"appProtocol": {Optional: true},
+		}},
+		"io.k8s.api.discovery.v1beta1.EndpointSlice": {Fields: map[string]Field{
+			"addressType": {Required: true},
+			"endpoints":   {ListType: "atomic"},
+			"metadata":    {Optional: true},
+			"ports":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.discovery.v1beta1.EndpointSliceList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.events.v1.Event": {Fields: map[string]Field{
+			"deprecatedCount":          {Optional: true},
+			"deprecatedFirstTimestamp": {Optional: true},
+			"deprecatedLastTimestamp":  {Optional: true},
+			"deprecatedSource":         {Optional: true},
+			"metadata":                 {Optional: true},
+			"note":                     {Optional: true},
+			"regarding":                {Optional: true},
+			"related":                  {Optional: true},
+			"series":                   {Optional: true},
+		}},
+		"io.k8s.api.events.v1.EventList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.events.v1beta1.Event": {Fields: map[string]Field{
+			"action":                   {Optional: true},
+			"deprecatedCount":          {Optional: true},
+			"deprecatedFirstTimestamp": {Optional: true},
+			"deprecatedLastTimestamp":  {Optional: true},
+			"deprecatedSource":         {Optional: true},
+			"metadata":                 {Optional: true},
+			"note":                     {Optional: true},
+			"reason":                   {Optional: true},
+			"regarding":                {Optional: true},
+			"related":                  {Optional: true},
+			"reportingController":      {Optional: true},
+			"reportingInstance":        {Optional: true},
+			"series":                   {Optional: true},
+			"type":                     {Optional: true},
+		}},
+		"io.k8s.api.events.v1beta1.EventList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DaemonSet": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DaemonSetCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DaemonSetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DaemonSetSpec": {Fields: map[string]Field{
+			"minReadySeconds":      {Optional: true},
+			"revisionHistoryLimit": {Optional: true},
+			"selector":             {Optional: true},
+			"templateGeneration":   {Optional: true},
+			"updateStrategy":       {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DaemonSetStatus": {Fields: map[string]Field{
+			"collisionCount":         {Optional: true},
+			"conditions":             {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"numberAvailable":        {Optional: true},
+			"numberUnavailable":      {Optional: true},
+			"observedGeneration":     {Optional: true},
+			"updatedNumberScheduled": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DaemonSetUpdateStrategy": {Fields: map[string]Field{
+			"rollingUpdate": {Optional: true},
+			"type":          {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.Deployment": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DeploymentList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DeploymentRollback": {Fields: map[string]Field{
+			"updatedAnnotations": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DeploymentSpec": {Fields: map[string]Field{
+			"minReadySeconds":         {Optional: true},
+			"paused":                  {Optional: true},
+			"progressDeadlineSeconds": {Optional: true},
+			"replicas":                {Optional: true},
+			"revisionHistoryLimit":    {Optional: true},
+			"rollbackTo":              {Optional: true},
+			"selector":                {Optional: true},
+			"strategy":                {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DeploymentStatus": {Fields: map[string]Field{
+			"availableReplicas":   {Optional: true},
+			"collisionCount":      {Optional: true},
+			"conditions":          {ListType: "map", ListMapKeys: []string{"type"}},
+			"observedGeneration":  {Optional: true},
+			"readyReplicas":       {Optional: true},
+			"replicas":            {Optional: true},
+			"terminatingReplicas": {Optional: true},
+			"unavailableReplicas": {Optional: true},
+			"updatedReplicas":     {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.DeploymentStrategy": {Fields: map[string]Field{
+			"rollingUpdate": {Optional: true},
+			"type":          {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.HTTPIngressPath": {Fields: map[string]Field{
+			"path": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.HTTPIngressRuleValue": {Fields: map[string]Field{
+			"paths": {ListType: "atomic"},
+		}},
+		"io.k8s.api.extensions.v1beta1.IPBlock": {Fields: map[string]Field{
+			"cidr":   {Required: true},
+			"except": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.Ingress": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.IngressBackend": {Fields: map[string]Field{
+			"resource":    {Optional: true},
+			"serviceName": {Optional: true},
+			"servicePort": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.IngressList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.IngressLoadBalancerIngress": {Fields: map[string]Field{
+			"hostname": {Optional: true},
+			"ip":       {Optional: true},
+			"ports":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.IngressLoadBalancerStatus": {Fields: map[string]Field{
+			"ingress": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.IngressPortStatus": {Fields: map[string]Field{
+			"error": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.IngressRule": {Fields: map[string]Field{
+			"host": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.IngressSpec": {Fields: map[string]Field{
+			"backend":          {Optional: true},
+			"ingressClassName": {Optional: true},
+			"rules":            {ListType: "atomic", Optional: true},
+			"tls":              {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.IngressStatus": {Fields: map[string]Field{
+			"loadBalancer": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.IngressTLS": {Fields: map[string]Field{
+			"hosts":      {ListType: "atomic", Optional: true},
+			"secretName": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.NetworkPolicy": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.NetworkPolicyEgressRule": {Fields: map[string]Field{
+			"ports": {ListType: "atomic", Optional: true},
+			"to":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.NetworkPolicyIngressRule": {Fields: map[string]Field{
+			"from":  {ListType: "atomic", Optional: true},
+			"ports": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.NetworkPolicyList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.NetworkPolicyPeer": {Fields: map[string]Field{
+			"ipBlock":           {Optional: true},
+			"namespaceSelector": {Optional: true},
+			"podSelector":       {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.NetworkPolicyPort": {Fields: map[string]Field{
+			"endPort":  {Optional: true},
+			"port":     {Optional: true},
+			"protocol": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.NetworkPolicySpec": {Fields: map[string]Field{
+			"egress":      {ListType: "atomic", Optional: true},
+			"ingress":     {ListType: "atomic", Optional: true},
+			"policyTypes": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.ReplicaSet": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.ReplicaSetCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.ReplicaSetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.ReplicaSetSpec": {Fields: map[string]Field{
+			"minReadySeconds": {Optional: true},
+			"replicas":        {Optional: true},
+			"selector":        {Optional: true},
+			"template":        {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.ReplicaSetStatus": {Fields: map[string]Field{
+			"availableReplicas":    {Optional: true},
+			"conditions":           {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"fullyLabeledReplicas": {Optional: true},
+			"observedGeneration":   {Optional: true},
+			"readyReplicas":        {Optional: true},
+			"terminatingReplicas":  {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.RollbackConfig": {Fields: map[string]Field{
+			"revision": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.RollingUpdateDaemonSet": {Fields: map[string]Field{
+			"maxSurge":       {Optional: true},
+			"maxUnavailable": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.RollingUpdateDeployment": {Fields: map[string]Field{
+			"maxSurge":       {Optional: true},
+			"maxUnavailable": {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.Scale": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.extensions.v1beta1.ScaleSpec": {Fields: map[string]Field{
+			"replicas": {Optional: true, Default: "0"},
+		}},
+		"io.k8s.api.extensions.v1beta1.ScaleStatus": {Fields: map[string]Field{
+			"selector":       {MapType: "atomic", Optional: true},
+			"targetSelector": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.ExemptPriorityLevelConfiguration": {Fields: map[string]Field{
+			"lendablePercent":          {Optional: true},
+			"nominalConcurrencyShares": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod": {Fields: map[string]Field{
+			"type": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.FlowSchema": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.FlowSchemaCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.FlowSchemaList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.FlowSchemaSpec": {Fields: map[string]Field{
+			"distinguisherMethod":        {Optional: true},
+			"matchingPrecedence":         {Optional: true},
+			"priorityLevelConfiguration": {Required: true},
+			"rules":                      {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.FlowSchemaStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.GroupSubject": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.LimitResponse": {Fields: map[string]Field{
+			"queuing": {Optional: true},
+			"type":    {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration": {Fields: map[string]Field{
+			"borrowingLimitPercent":    {Optional: true},
+			"lendablePercent":          {Optional: true},
+			"limitResponse":            {Required: true},
+			"nominalConcurrencyShares": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.NonResourcePolicyRule": {Fields: map[string]Field{
+			"nonResourceURLs": {ListType: "set", Required: true},
+			"verbs":           {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects": {Fields: map[string]Field{
+			"nonResourceRules": {ListType: "atomic", Optional: true},
+			"resourceRules":    {ListType: "atomic", Optional: true},
+			"subjects":         {ListType: "atomic", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec": {Fields: map[string]Field{
+			"exempt":  {Optional: true},
+			"limited": {Optional: true},
+			"type":    {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.QueuingConfiguration": {Fields: map[string]Field{
+			"handSize":         {Optional: true},
+			"queueLengthLimit": {Optional: true},
+			"queues":           {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.ResourcePolicyRule": {Fields: map[string]Field{
+			"apiGroups":    {ListType: "set", Required: true},
+			"clusterScope": {Optional: true},
+			"namespaces":   {ListType: "set", Optional: true},
+			"resources":    {ListType: "set", Required: true},
+			"verbs":        {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.ServiceAccountSubject": {Fields: map[string]Field{
+			"name":      {Required: true},
+			"namespace": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.Subject": {Fields: map[string]Field{
+			"group":          {Optional: true},
+			"kind":           {Required: true},
+			"serviceAccount": {Optional: true},
+			"user":           {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1.UserSubject": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.ExemptPriorityLevelConfiguration": {Fields: map[string]Field{
+			"lendablePercent":          {Optional: true},
+			"nominalConcurrencyShares": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.FlowDistinguisherMethod": {Fields: map[string]Field{
+			"type": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.FlowSchema": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.FlowSchemaCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.FlowSchemaList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.FlowSchemaSpec": {Fields: map[string]Field{
+			"distinguisherMethod":        {Optional: true},
+			"matchingPrecedence":         {Optional: true},
+			"priorityLevelConfiguration": {Required: true},
+			"rules":                      {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.FlowSchemaStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.GroupSubject": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.LimitResponse": {Fields: map[string]Field{
+			"queuing": {Optional: true},
+			"type":    {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.LimitedPriorityLevelConfiguration": {Fields: map[string]Field{
+			"assuredConcurrencyShares": {Optional: true},
+			"borrowingLimitPercent":    {Optional: true},
+			"lendablePercent":          {Optional: true},
+			"limitResponse":            {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.NonResourcePolicyRule": {Fields: map[string]Field{
+			"nonResourceURLs": {ListType: "set", Required: true},
+			"verbs":           {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.PolicyRulesWithSubjects": {Fields: map[string]Field{
+			"nonResourceRules": {ListType: "atomic", Optional: true},
+			"resourceRules":    {ListType: "atomic", Optional: true},
+			"subjects":         {ListType: "atomic", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfiguration": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationReference": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationSpec": {Fields: map[string]Field{
+			"exempt":  {Optional: true},
+			"limited": {Optional: true},
+			"type":    {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.QueuingConfiguration": {Fields: map[string]Field{
+			"handSize":         {Optional: true},
+			"queueLengthLimit": {Optional: true},
+			"queues":           {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.ResourcePolicyRule": {Fields: map[string]Field{
+			"apiGroups":    {ListType: "set", Required: true},
+			"clusterScope": {Optional: true},
+			"namespaces":   {ListType: "set", Optional: true},
+			"resources":    {ListType: "set", Required: true},
+			"verbs":        {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.ServiceAccountSubject": {Fields: map[string]Field{
+			"name":      {Required: true},
+			"namespace": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.Subject": {Fields: map[string]Field{
+			"group":          {Optional: true},
+			"kind":           {Required: true},
+			"serviceAccount": {Optional: true},
+			"user":           {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta1.UserSubject": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.ExemptPriorityLevelConfiguration": {Fields: map[string]Field{
+			"lendablePercent":          {Optional: true},
+			"nominalConcurrencyShares": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.FlowDistinguisherMethod": {Fields: map[string]Field{
+			"type": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.FlowSchema": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.FlowSchemaCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.FlowSchemaList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.FlowSchemaSpec": {Fields: map[string]Field{
+			"distinguisherMethod":        {Optional: true},
+			"matchingPrecedence":         {Optional: true},
+			"priorityLevelConfiguration": {Required: true},
+			"rules":                      {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.FlowSchemaStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.GroupSubject": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.LimitResponse": {Fields: map[string]Field{
+			"queuing": {Optional: true},
+			"type":    {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.LimitedPriorityLevelConfiguration": {Fields: map[string]Field{
+			"assuredConcurrencyShares": {Optional: true},
+			"borrowingLimitPercent":    {Optional: true},
+			"lendablePercent":          {Optional: true},
+			"limitResponse":            {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.NonResourcePolicyRule": {Fields: map[string]Field{
+			"nonResourceURLs": {ListType: "set", Required: true},
+			"verbs":           {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.PolicyRulesWithSubjects": {Fields: map[string]Field{
+			"nonResourceRules": {ListType: "atomic", Optional: true},
+			"resourceRules":    {ListType: "atomic", Optional: true},
+			"subjects":         {ListType: "atomic", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfiguration": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfigurationCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfigurationList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfigurationReference": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfigurationSpec": {Fields: map[string]Field{
+			"exempt":  {Optional: true},
+			"limited": {Optional: true},
+			"type":    {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.PriorityLevelConfigurationStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.QueuingConfiguration": {Fields: map[string]Field{
+			"handSize":         {Optional: true},
+			"queueLengthLimit": {Optional: true},
+			"queues":           {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.ResourcePolicyRule": {Fields: map[string]Field{
+			"apiGroups":    {ListType: "set", Required: true},
+			"clusterScope": {Optional: true},
+			"namespaces":   {ListType: "set", Optional: true},
+			"resources":    {ListType: "set", Required: true},
+			"verbs":        {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.ServiceAccountSubject": {Fields: map[string]Field{
+			"name":      {Required: true},
+			"namespace": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.Subject": {Fields: map[string]Field{
+			"group":          {Optional: true},
+			"kind":           {Required: true},
+			"serviceAccount": {Optional: true},
+			"user":           {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta2.UserSubject": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.ExemptPriorityLevelConfiguration": {Fields: map[string]Field{
+			"lendablePercent":          {Optional: true},
+			"nominalConcurrencyShares": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.FlowDistinguisherMethod": {Fields: map[string]Field{
+			"type": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.FlowSchema": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.FlowSchemaCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.FlowSchemaList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.FlowSchemaSpec": {Fields: map[string]Field{
+			"distinguisherMethod":        {Optional: true},
+			"matchingPrecedence":         {Optional: true},
+			"priorityLevelConfiguration": {Required: true},
+			"rules":                      {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.FlowSchemaStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.GroupSubject": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.LimitResponse": {Fields: map[string]Field{
+			"queuing": {Optional: true},
+			"type":    {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.LimitedPriorityLevelConfiguration": {Fields: map[string]Field{
+			"borrowingLimitPercent":    {Optional: true},
+			"lendablePercent":          {Optional: true},
+			"limitResponse":            {Required: true},
+			"nominalConcurrencyShares": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.NonResourcePolicyRule": {Fields: map[string]Field{
+			"nonResourceURLs": {ListType: "set", Required: true},
+			"verbs":           {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.PolicyRulesWithSubjects": {Fields: map[string]Field{
+			"nonResourceRules": {ListType: "atomic", Optional: true},
+			"resourceRules":    {ListType: "atomic", Optional: true},
+			"subjects":         {ListType: "atomic", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfiguration": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfigurationCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Optional: true},
+			"status":             {Optional: true},
+			"type":               {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfigurationList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfigurationReference": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfigurationSpec": {Fields: map[string]Field{
+			"exempt":  {Optional: true},
+			"limited": {Optional: true},
+			"type":    {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.PriorityLevelConfigurationStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.QueuingConfiguration": {Fields: map[string]Field{
+			"handSize":         {Optional: true},
+			"queueLengthLimit": {Optional: true},
+			"queues":           {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.ResourcePolicyRule": {Fields: map[string]Field{
+			"apiGroups":    {ListType: "set", Required: true},
+			"clusterScope": {Optional: true},
+			"namespaces":   {ListType: "set", Optional: true},
+			"resources":    {ListType: "set", Required: true},
+			"verbs":        {ListType: "set", Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.ServiceAccountSubject": {Fields: map[string]Field{
+			"name":      {Required: true},
+			"namespace": {Required: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.Subject": {Fields: map[string]Field{
+			"group":          {Optional: true},
+			"kind":           {Required: true},
+			"serviceAccount": {Optional: true},
+			"user":           {Optional: true},
+		}},
+		"io.k8s.api.flowcontrol.v1beta3.UserSubject": {Fields: map[string]Field{
+			"name": {Required: true},
+		}},
+		"io.k8s.api.imagepolicy.v1alpha1.ImageReview": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.imagepolicy.v1alpha1.ImageReviewContainerSpec": {Fields: map[string]Field{
+			"image": {Optional: true},
+		}},
+		"io.k8s.api.imagepolicy.v1alpha1.ImageReviewSpec": {Fields: map[string]Field{
+			"annotations": {Optional: true},
+			"containers":  {ListType: "atomic", Optional: true},
+			"namespace":   {Optional: true},
+		}},
+		"io.k8s.api.imagepolicy.v1alpha1.ImageReviewStatus": {Fields: map[string]Field{
+			"allowed":          {Optional: true},
+			"auditAnnotations": {Optional: true},
+			"reason":           {Optional: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.Eviction": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionPodReference": {Fields: map[string]Field{
+			"name": {Required: true},
+			"uid":  {Required: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionRequest": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionRequestList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionRequestPodReference": {Fields: map[string]Field{
+			"name": {Required: true},
+			"uid":  {Required: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionRequestSpec": {Fields: map[string]Field{
+			"intent":    {Required: true},
+			"requester": {Required: true},
+			"target":    {Required: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionRequestStatus": {Fields: map[string]Field{
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"observedGeneration": {Optional: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionRequestTarget": {Fields: map[string]Field{
+			"pod": {Optional: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionSpec": {Fields: map[string]Field{
+			"target": {Required: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionStatus": {Fields: map[string]Field{
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"observedGeneration": {Optional: true},
+			"requesters":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"responders":         {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"targetResponders":   {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.EvictionTarget": {Fields: map[string]Field{
+			"pod": {Optional: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.Requester": {StructType: "atomic", Fields: map[string]Field{
+			"intent": {Required: true},
+			"name":   {Required: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.ResponderStatus": {StructType: "granular", Fields: map[string]Field{
+			"completionTime":         {Optional: true},
+			"expectedCompletionTime": {Optional: true},
+			"heartbeatTime":          {Optional: true},
+			"message":                {Optional: true},
+			"name":                   {Required: true},
+			"startTime":              {Optional: true},
+		}},
+		"io.k8s.api.lifecycle.v1alpha1.TargetResponder": {StructType: "atomic", Fields: map[string]Field{
+			"name":     {Required: true},
+			"priority": {Required: true},
+			"state":    {Required: true},
+		}},
+		"io.k8s.api.networking.v1.HTTPIngressPath": {Fields: map[string]Field{
+			"path": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.HTTPIngressRuleValue": {Fields: map[string]Field{
+			"paths": {ListType: "atomic"},
+		}},
+		"io.k8s.api.networking.v1.IPAddress": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.networking.v1.IPAddressList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IPAddressSpec": {Fields: map[string]Field{
+			"parentRef": {Required: true},
+		}},
+		"io.k8s.api.networking.v1.IPBlock": {Fields: map[string]Field{
+			"cidr":   {Required: true},
+			"except": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1.Ingress": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressBackend": {Fields: map[string]Field{
+			"resource": {Optional: true},
+			"service":  {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressClass": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressClassParametersReference": {Fields: map[string]Field{
+			"apiGroup":  {Optional: true},
+			"kind":      {Required: true},
+			"name":      {Required: true},
+			"namespace": {Optional: true},
+			"scope":     {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressClassSpec": {Fields: map[string]Field{
+			"parameters": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressLoadBalancerIngress": {Fields: map[string]Field{
+			"hostname": {Optional: true},
+			"ip":       {Optional: true},
+			"ports":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressLoadBalancerStatus": {Fields: map[string]Field{
+			"ingress": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressPortStatus": {Fields: map[string]Field{
+			"error": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressRule": {Fields: map[string]Field{
+			"host": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressRuleValue": {Fields: map[string]Field{
+			"http": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressSpec": {Fields: map[string]Field{
+			"defaultBackend":   {Optional: true},
+			"ingressClassName": {Optional: true},
+			"rules":            {ListType: "atomic", Optional: true},
+			"tls":              {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressStatus": {Fields: map[string]Field{
+			"loadBalancer": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.IngressTLS": {Fields: map[string]Field{
+			"hosts":      {ListType: "atomic", Optional: true},
+			"secretName": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.NetworkPolicy": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.NetworkPolicyEgressRule": {Fields: map[string]Field{
+			"ports": {ListType: "atomic", Optional: true},
+			"to":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1.NetworkPolicyIngressRule": {Fields: map[string]Field{
+			"from":  {ListType: "atomic", Optional: true},
+			"ports": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1.NetworkPolicyList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.NetworkPolicyPeer": {Fields: map[string]Field{
+			"ipBlock":           {Optional: true},
+			"namespaceSelector": {Optional: true},
+			"podSelector":       {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.NetworkPolicyPort": {Fields: map[string]Field{
+			"endPort":  {Optional: true},
+			"port":     {Optional: true},
+			"protocol": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.NetworkPolicySpec": {Fields: map[string]Field{
+			"egress":      {ListType: "atomic", Optional: true},
+			"ingress":     {ListType: "atomic", Optional: true},
+			"podSelector": {Optional: true},
+			"policyTypes": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1.ParentReference": {Fields: map[string]Field{
+			"group":     {Optional: true},
+			"name":      {Required: true},
+			"namespace": {Optional: true},
+			"resource":  {Required: true},
+		}},
+		"io.k8s.api.networking.v1.ServiceBackendPort": {StructType: "atomic", Fields: map[string]Field{
+			"name":   {Optional: true},
+			"number": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.ServiceCIDR": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.ServiceCIDRList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1.ServiceCIDRSpec": {Fields: map[string]Field{
+			"cidrs": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1.ServiceCIDRStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.HTTPIngressPath": {Fields: map[string]Field{
+			"path": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.HTTPIngressRuleValue": {Fields: map[string]Field{
+			"paths": {ListType: "atomic"},
+		}},
+		"io.k8s.api.networking.v1beta1.IPAddress": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IPAddressList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IPAddressSpec": {Fields: map[string]Field{
+			"parentRef": {Required: true},
+		}},
+		"io.k8s.api.networking.v1beta1.Ingress": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressBackend": {Fields: map[string]Field{
+			"resource":    {Optional: true},
+			"serviceName": {Optional: true},
+			"servicePort": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressClass": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressClassParametersReference": {Fields: map[string]Field{
+			"apiGroup":  {Optional: true},
+			"kind":      {Required: true},
+			"name":      {Required: true},
+			"namespace": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressClassSpec": {Fields: map[string]Field{
+			"parameters": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressLoadBalancerIngress": {Fields: map[string]Field{
+			"hostname": {Optional: true},
+			"ip":       {Optional: true},
+			"ports":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressLoadBalancerStatus": {Fields: map[string]Field{
+			"ingress": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressPortStatus": {Fields: map[string]Field{
+			"error": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressRule": {Fields: map[string]Field{
+			"host": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressRuleValue": {Fields: map[string]Field{
+			"http": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressSpec": {Fields: map[string]Field{
+			"backend":          {Optional: true},
+			"ingressClassName": {Optional: true},
+			"rules":            {ListType: "atomic", Optional: true},
+			"tls":              {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressStatus": {Fields: map[string]Field{
+			"loadBalancer": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.IngressTLS": {Fields: map[string]Field{
+			"hosts":      {ListType: "atomic", Optional: true},
+			"secretName": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.ParentReference": {Fields: map[string]Field{
+			"group":     {Optional: true},
+			"name":      {Required: true},
+			"namespace": {Optional: true},
+			"resource":  {Required: true},
+		}},
+		"io.k8s.api.networking.v1beta1.ServiceCIDR": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.ServiceCIDRList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.ServiceCIDRSpec": {Fields: map[string]Field{
+			"cidrs": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.networking.v1beta1.ServiceCIDRStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.node.v1.Overhead": {Fields: map[string]Field{
+			"podFixed": {Optional: true},
+		}},
+		"io.k8s.api.node.v1.RuntimeClass": {Fields: map[string]Field{
+			"handler":    {Required: true},
+			"metadata":   {Optional: true},
+			"overhead":   {Optional: true},
+			"scheduling": {Optional: true},
+		}},
+		"io.k8s.api.node.v1.RuntimeClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.node.v1.Scheduling": {Fields: map[string]Field{
+			"nodeSelector": {MapType: "atomic", Optional: true},
+			"tolerations":  {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.node.v1alpha1.Overhead": {Fields: map[string]Field{
+			"podFixed": {Optional: true},
+		}},
+		"io.k8s.api.node.v1alpha1.RuntimeClass": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.node.v1alpha1.RuntimeClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.node.v1alpha1.RuntimeClassSpec": {Fields: map[string]Field{
+			"overhead":       {Optional: true},
+			"runtimeHandler": {Required: true},
+			"scheduling":     {Optional: true},
+		}},
+		"io.k8s.api.node.v1alpha1.Scheduling": {Fields: map[string]Field{
+			"nodeSelector": {MapType: "atomic", Optional: true},
+			"tolerations":  {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.node.v1beta1.Overhead": {Fields: map[string]Field{
+			"podFixed": {Optional: true},
+		}},
+		"io.k8s.api.node.v1beta1.RuntimeClass": {Fields: map[string]Field{
+			"handler":    {Required: true},
+			"metadata":   {Optional: true},
+			"overhead":   {Optional: true},
+			"scheduling": {Optional: true},
+		}},
+		"io.k8s.api.node.v1beta1.RuntimeClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.node.v1beta1.Scheduling": {Fields: map[string]Field{
+			"nodeSelector": {MapType: "atomic", Optional: true},
+			"tolerations":  {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.policy.v1.Eviction": {Fields: map[string]Field{
+			"deleteOptions": {Optional: true},
+			"metadata":      {Optional: true},
+		}},
+		"io.k8s.api.policy.v1.PodDisruptionBudget": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.policy.v1.PodDisruptionBudgetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.policy.v1.PodDisruptionBudgetSpec": {Fields: map[string]Field{
+			"maxUnavailable":             {Optional: true},
+			"minAvailable":               {Optional: true},
+			"selector":                   {Optional: true},
+			"unhealthyPodEvictionPolicy": {Optional: true},
+		}},
+		"io.k8s.api.policy.v1.PodDisruptionBudgetStatus": {Fields: map[string]Field{
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"currentHealthy":     {Optional: true},
+			"desiredHealthy":     {Optional: true},
+			"disruptedPods":      {Optional: true},
+			"disruptionsAllowed": {Optional: true},
+			"expectedPods":       {Optional: true},
+			"observedGeneration": {Optional: true},
+		}},
+		"io.k8s.api.policy.v1beta1.Eviction": {Fields: map[string]Field{
+			"deleteOptions": {Optional: true},
+			"metadata":      {Optional: true},
+		}},
+		"io.k8s.api.policy.v1beta1.PodDisruptionBudget": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.policy.v1beta1.PodDisruptionBudgetList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.policy.v1beta1.PodDisruptionBudgetSpec": {Fields: map[string]Field{
+			"maxUnavailable":             {Optional: true},
+			"minAvailable":               {Optional: true},
+			"selector":                   {Optional: true},
+			"unhealthyPodEvictionPolicy": {Optional: true},
+		}},
+		"io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus": {Fields: map[string]Field{
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"currentHealthy":     {Optional: true},
+			"desiredHealthy":     {Optional: true},
+			"disruptedPods":      {Optional: true},
+			"disruptionsAllowed": {Optional: true},
+			"expectedPods":       {Optional: true},
+			"observedGeneration": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1.AggregationRule": {Fields: map[string]Field{
+			"clusterRoleSelectors": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1.ClusterRole": {Fields: map[string]Field{
+			"aggregationRule": {Optional: true},
+			"metadata":        {Optional: true},
+			"rules":           {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1.ClusterRoleBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"roleRef":  {Required: true},
+			"subjects": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1.ClusterRoleBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1.ClusterRoleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1.PolicyRule": {Fields: map[string]Field{
+			"apiGroups":       {ListType: "atomic", Optional: true},
+			"nonResourceURLs": {ListType: "atomic", Optional: true},
+			"resourceNames":   {ListType: "atomic", Optional: true},
+			"resources":       {ListType: "atomic", Optional: true},
+			"verbs":           {ListType: "atomic", Required: true},
+		}},
+		"io.k8s.api.rbac.v1.Role": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"rules":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1.RoleBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"roleRef":  {Required: true},
+			"subjects": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1.RoleBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1.RoleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1.RoleRef": {StructType: "atomic", Fields: map[string]Field{
+			"apiGroup": {Optional: true},
+			"kind":     {Required: true},
+			"name":     {Required: true},
+		}},
+		"io.k8s.api.rbac.v1.Subject": {StructType: "atomic", Fields: map[string]Field{
+			"apiGroup":  {Optional: true},
+			"kind":      {Required: true},
+			"name":      {Required: true},
+			"namespace": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.AggregationRule": {Fields: map[string]Field{
+			"clusterRoleSelectors": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.ClusterRole": {Fields: map[string]Field{
+			"aggregationRule": {Optional: true},
+			"metadata":        {Optional: true},
+			"rules":           {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.ClusterRoleBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"roleRef":  {Required: true},
+			"subjects": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.ClusterRoleBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.ClusterRoleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.PolicyRule": {Fields: map[string]Field{
+			"apiGroups":       {ListType: "atomic", Optional: true},
+			"nonResourceURLs": {ListType: "atomic", Optional: true},
+			"resourceNames":   {ListType: "atomic", Optional: true},
+			"resources":       {ListType: "atomic", Optional: true},
+			"verbs":           {ListType: "atomic", Required: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.Role": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"rules":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.RoleBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"roleRef":  {Required: true},
+			"subjects": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.RoleBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.RoleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.RoleRef": {Fields: map[string]Field{
+			"apiGroup": {Optional: true},
+			"kind":     {Required: true},
+			"name":     {Required: true},
+		}},
+		"io.k8s.api.rbac.v1alpha1.Subject": {Fields: map[string]Field{
+			"apiVersion": {Optional: true},
+			"kind":       {Required: true},
+			"name":       {Required: true},
+			"namespace":  {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.AggregationRule": {Fields: map[string]Field{
+			"clusterRoleSelectors": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.ClusterRole": {Fields: map[string]Field{
+			"aggregationRule": {Optional: true},
+			"metadata":        {Optional: true},
+			"rules":           {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.ClusterRoleBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"roleRef":  {Required: true},
+			"subjects": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.ClusterRoleBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.ClusterRoleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.PolicyRule": {Fields: map[string]Field{
+			"apiGroups":       {ListType: "atomic", Optional: true},
+			"nonResourceURLs": {ListType: "atomic", Optional: true},
+			"resourceNames":   {ListType: "atomic", Optional: true},
+			"resources":       {ListType: "atomic", Optional: true},
+			"verbs":           {ListType: "atomic", Required: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.Role": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"rules":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.RoleBinding": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"roleRef":  {Required: true},
+			"subjects": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.RoleBindingList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.RoleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.RoleRef": {Fields: map[string]Field{
+			"apiGroup": {Optional: true},
+			"kind":     {Required: true},
+			"name":     {Required: true},
+		}},
+		"io.k8s.api.rbac.v1beta1.Subject": {Fields: map[string]Field{
+			"apiGroup":  {Optional: true},
+			"kind":      {Required: true},
+			"name":      {Required: true},
+			"namespace": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.AllocatedDeviceStatus": {Fields: map[string]Field{
+			"conditions":  {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"data":        {Optional: true},
+			"device":      {Required: true},
+			"driver":      {Required: true},
+			"networkData": {Optional: true},
+			"pool":        {Required: true},
+			"shareID":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.AllocationResult": {Fields: map[string]Field{
+			"allocationTimestamp": {Optional: true},
+			"devices":             {Optional: true},
+			"nodeSelector":        {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.CELDeviceSelector": {Fields: map[string]Field{
+			"expression": {Required: true},
+		}},
+		"io.k8s.api.resource.v1.CapacityRequestPolicy": {Fields: map[string]Field{
+			"default":     {Optional: true},
+			"validRange":  {Optional: true},
+			"validValues": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.CapacityRequestPolicyRange": {Fields: map[string]Field{
+			"max":  {Optional: true},
+			"min":  {Required: true},
+			"step": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.CapacityRequirements": {Fields: map[string]Field{
+			"requests": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.Counter": {Fields: map[string]Field{
+			"value": {Required: true},
+		}},
+		"io.k8s.api.resource.v1.CounterSet": {Fields: map[string]Field{
+			"counters": {Required: true},
+			"name":     {Required: true},
+		}},
+		"io.k8s.api.resource.v1.Device": {Fields: map[string]Field{
+			"allNodes":                 {Optional: true},
+			"allowMultipleAllocations": {Optional: true},
+			"attributes":               {Optional: true},
+			"bindingConditions":        {ListType: "atomic", Optional: true},
+			"bindingFailureConditions": {ListType: "atomic", Optional: true},
+			"bindsToNode":              {Optional: true},
+			"capacity":                 {Optional: true},
+			"consumesCounters":         {ListType: "atomic", Optional: true},
+			"name":                     {Required: true},
+			"nodeAllocatableResources": {Optional: true},
+			"nodeName":                 {Optional: true},
+			"nodeSelector":             {Optional: true},
+			"taints":                   {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceAllocationConfiguration": {Fields: map[string]Field{
+			"requests": {ListType: "atomic", Optional: true},
+			"source":   {Required: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceAllocationResult": {Fields: map[string]Field{
+			"config":  {ListType: "atomic", Optional: true},
+			"results": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceAttribute": {Fields: map[string]Field{
+			"bool":     {Optional: true},
+			"bools":    {ListType: "atomic", Optional: true},
+			"int":      {Optional: true},
+			"ints":     {ListType: "atomic", Optional: true},
+			"string":   {Optional: true},
+			"strings":  {ListType: "atomic", Optional: true},
+			"version":  {Optional: true},
+			"versions": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceCapacity": {Fields: map[string]Field{
+			"requestPolicy": {Optional: true},
+			"value":         {Required: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceClaim": {Fields: map[string]Field{
+			"config":      {ListType: "atomic", Optional: true},
+			"constraints": {ListType: "atomic", Optional: true},
+			"requests":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceClaimConfiguration": {Fields: map[string]Field{
+			"requests": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceClass": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceClassSpec": {Fields: map[string]Field{
+			"config":               {ListType: "atomic", Optional: true},
+			"extendedResourceName": {Optional: true},
+			"selectors":            {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceConfiguration": {Fields: map[string]Field{
+			"opaque": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceConstraint": {Fields: map[string]Field{
+			"distinctAttribute": {Optional: true},
+			"matchAttribute":    {Optional: true},
+			"requests":          {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceCounterConsumption": {Fields: map[string]Field{
+			"compatibilityGroups": {ListType: "atomic", Optional: true},
+			"counterSet":          {Required: true},
+			"counters":            {Required: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceDerivedAttribute": {Fields: map[string]Field{
+			"expression": {Required: true},
+			"name":       {Required: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceRequest": {Fields: map[string]Field{
+			"exactly":        {Optional: true},
+			"firstAvailable": {ListType: "atomic", Optional: true},
+			"name":           {Required: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceRequestAllocationResult": {Fields: map[string]Field{
+			"adminAccess":              {Optional: true},
+			"bindingConditions":        {ListType: "atomic", Optional: true},
+			"bindingFailureConditions": {ListType: "atomic", Optional: true},
+			"consumedCapacity":         {Optional: true},
+			"device":                   {Required: true},
+			"driver":                   {Required: true},
+			"pool":                     {Required: true},
+			"request":                  {Required: true},
+			"shareID":                  {Optional: true},
+			"skipNodeOperations":       {ListType: "set", Optional: true},
+			"tolerations":              {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceSelector": {Fields: map[string]Field{
+			"cel": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceSubRequest": {Fields: map[string]Field{
+			"allocationMode":    {Optional: true},
+			"capacity":          {Optional: true},
+			"count":             {Optional: true},
+			"derivedAttributes": {ListType: "atomic", Optional: true},
+			"deviceClassName":   {Required: true},
+			"name":              {Required: true},
+			"selectors":         {ListType: "atomic", Optional: true},
+			"tolerations":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceTaint": {Fields: map[string]Field{
+			"effect":    {Required: true},
+			"key":       {Required: true},
+			"timeAdded": {Optional: true},
+			"value":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceTaintRule": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceTaintRuleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceTaintRuleSpec": {Fields: map[string]Field{
+			"deviceSelector": {Optional: true},
+			"taint":          {Required: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceTaintRuleStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceTaintSelector": {Fields: map[string]Field{
+			"device": {Optional: true},
+			"driver": {Optional: true},
+			"pool":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.DeviceToleration": {Fields: map[string]Field{
+			"effect":            {Optional: true},
+			"key":               {Optional: true},
+			"operator":          {Optional: true, Default: `"Equal"`},
+			"tolerationSeconds": {Optional: true},
+			"value":             {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.ExactDeviceRequest": {Fields: map[string]Field{
+			"adminAccess":       {Optional: true},
+			"allocationMode":    {Optional: true},
+			"capacity":          {Optional: true},
+			"count":             {Optional: true},
+			"derivedAttributes": {ListType: "atomic", Optional: true},
+			"deviceClassName":   {Required: true},
+			"selectors":         {ListType: "atomic", Optional: true},
+			"tolerations":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.NetworkDeviceData": {Fields: map[string]Field{
+			"hardwareAddress": {Optional: true},
+			"interfaceName":   {Optional: true},
+			"ips":             {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1.NodeAllocatableMapping": {Fields: map[string]Field{
+			"capacityKey":        {Optional: true},
+			"capacityMultiplier": {Optional: true},
+			"deviceMultiplier":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.NodeAllocatableOverhead": {Fields: map[string]Field{
+			"perContainer": {Optional: true},
+			"perPod":       {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.NodeAllocatableResource": {Fields: map[string]Field{
+			"mapping":  {Optional: true},
+			"overhead": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.OpaqueDeviceConfiguration": {Fields: map[string]Field{
+			"driver":     {Required: true},
+			"parameters": {Required: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceClaim": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceClaimConsumerReference": {Fields: map[string]Field{
+			"apiGroup": {Optional: true},
+			"name":     {Required: true},
+			"resource": {Required: true},
+			"uid":      {Required: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceClaimList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceClaimSpec": {Fields: map[string]Field{
+			"devices": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceClaimStatus": {Fields: map[string]Field{
+			"allocation":  {Optional: true},
+			"devices":     {ListType: "map", ListMapKeys: []string{"driver", "device", "pool", "shareID"}, Optional: true},
+			"reservedFor": {ListType: "map", ListMapKeys: []string{"uid"}, Optional: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceClaimTemplate": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceClaimTemplateList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceClaimTemplateSpec": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.ResourcePool": {Fields: map[string]Field{
+			"generation":         {Required: true},
+			"name":               {Required: true},
+			"resourceSliceCount": {Required: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceSlice": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceSliceList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1.ResourceSliceSpec": {Fields: map[string]Field{
+			"allNodes":               {Optional: true},
+			"devices":                {ListType: "atomic", Optional: true},
+			"driver":                 {Required: true},
+			"nodeName":               {Optional: true},
+			"nodeSelector":           {Optional: true},
+			"partitionTypeAttribute": {Optional: true},
+			"perDeviceNodeSelection": {Optional: true},
+			"pool":                   {Required: true},
+			"sharedCounters":         {ListType: "atomic", Optional: true},
+			"skipNodeOperations":     {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.CELDeviceSelector": {Fields: map[string]Field{
+			"expression": {Required: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.DeviceSelector": {Fields: map[string]Field{
+			"cel": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.DeviceTaint": {Fields: map[string]Field{
+			"effect":    {Required: true},
+			"key":       {Required: true},
+			"timeAdded": {Optional: true},
+			"value":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.DeviceTaintRule": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.DeviceTaintRuleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.DeviceTaintRuleSpec": {Fields: map[string]Field{
+			"deviceSelector": {Optional: true},
+			"taint":          {Required: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.DeviceTaintRuleStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.DeviceTaintSelector": {Fields: map[string]Field{
+			"device": {Optional: true},
+			"driver": {Optional: true},
+			"pool":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.PartitionTypeStatus": {Fields: map[string]Field{
+			"allocatable": {Required: true},
+			"attribute":   {Required: true},
+			"total":       {Required: true},
+			"type":        {Required: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.PoolStatus": {Fields: map[string]Field{
+			"allocatedDevices":   {Optional: true},
+			"availableDevices":   {Optional: true},
+			"driver":             {Required: true},
+			"generation":         {Required: true},
+			"nodeName":           {Optional: true},
+			"partitionSummary":   {ListType: "atomic", ListMapKeys: []string{"attribute", "type"}, Optional: true},
+			"poolName":           {Required: true},
+			"resourceSliceCount": {Optional: true},
+			"shareableSummary":   {Optional: true},
+			"totalDevices":       {Optional: true},
+			"unavailableDevices": {Optional: true},
+			"validationError":    {Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequest": {Fields: map[string]Field{
+			"metadata": {Required: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequestList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequestSpec": {Fields: map[string]Field{
+			"defaultPartitionTypeAttribute": {Optional: true},
+			"driver":                        {Required: true},
+			"limit":                         {Optional: true, Default: "100"},
+			"poolName":                      {Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequestStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"poolCount":  {Required: true},
+			"pools":      {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.ShareableCapacityStatus": {Fields: map[string]Field{
+			"available": {Required: true},
+			"consumed":  {Required: true},
+			"name":      {Required: true},
+			"total":     {Required: true},
+		}},
+		"io.k8s.api.resource.v1alpha3.ShareableSummaryStatus": {Fields: map[string]Field{
+			"capacity":                  {ListType: "atomic", Optional: true},
+			"fullyAvailableDevices":     {Required: true},
+			"partiallyAvailableDevices": {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.AllocatedDeviceStatus": {Fields: map[string]Field{
+			"conditions":  {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"data":        {Optional: true},
+			"device":      {Required: true},
+			"driver":      {Required: true},
+			"networkData": {Optional: true},
+			"pool":        {Required: true},
+			"shareID":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.AllocationResult": {Fields: map[string]Field{
+			"allocationTimestamp": {Optional: true},
+			"devices":             {Optional: true},
+			"nodeSelector":        {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.BasicDevice": {Fields: map[string]Field{
+			"allNodes":                 {Optional: true},
+			"allowMultipleAllocations": {Optional: true},
+			"attributes":               {Optional: true},
+			"bindingConditions":        {ListType: "atomic", Optional: true},
+			"bindingFailureConditions": {ListType: "atomic", Optional: true},
+			"bindsToNode":              {Optional: true},
+			"capacity":                 {Optional: true},
+			"consumesCounters":         {ListType: "atomic", Optional: true},
+			"nodeAllocatableResources": {Optional: true},
+			"nodeName":                 {Optional: true},
+			"nodeSelector":             {Optional: true},
+			"taints":                   {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.CELDeviceSelector": {Fields: map[string]Field{
+			"expression": {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.CapacityRequestPolicy": {Fields: map[string]Field{
+			"default":     {Optional: true},
+			"validRange":  {Optional: true},
+			"validValues": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.CapacityRequestPolicyRange": {Fields: map[string]Field{
+			"max":  {Optional: true},
+			"min":  {Required: true},
+			"step": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.CapacityRequirements": {Fields: map[string]Field{
+			"requests": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.Counter": {Fields: map[string]Field{
+			"value": {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.CounterSet": {Fields: map[string]Field{
+			"counters": {Required: true},
+			"name":     {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.Device": {Fields: map[string]Field{
+			"basic": {Optional: true},
+			"name":  {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceAllocationConfiguration": {Fields: map[string]Field{
+			"requests": {ListType: "atomic", Optional: true},
+			"source":   {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceAllocationResult": {Fields: map[string]Field{
+			"config":  {ListType: "atomic", Optional: true},
+			"results": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceAttribute": {Fields: map[string]Field{
+			"bool":     {Optional: true},
+			"bools":    {ListType: "atomic", Optional: true},
+			"int":      {Optional: true},
+			"ints":     {ListType: "atomic", Optional: true},
+			"string":   {Optional: true},
+			"strings":  {ListType: "atomic", Optional: true},
+			"version":  {Optional: true},
+			"versions": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceCapacity": {Fields: map[string]Field{
+			"requestPolicy": {Optional: true},
+			"value":         {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceClaim": {Fields: map[string]Field{
+			"config":      {ListType: "atomic", Optional: true},
+			"constraints": {ListType: "atomic", Optional: true},
+			"requests":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceClaimConfiguration": {Fields: map[string]Field{
+			"requests": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceClass": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceClassSpec": {Fields: map[string]Field{
+			"config":               {ListType: "atomic", Optional: true},
+			"extendedResourceName": {Optional: true},
+			"selectors":            {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceConfiguration": {Fields: map[string]Field{
+			"opaque": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceConstraint": {Fields: map[string]Field{
+			"distinctAttribute": {Optional: true},
+			"matchAttribute":    {Optional: true},
+			"requests":          {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceCounterConsumption": {Fields: map[string]Field{
+			"compatibilityGroups": {ListType: "atomic", Optional: true},
+			"counterSet":          {Required: true},
+			"counters":            {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceDerivedAttribute": {Fields: map[string]Field{
+			"expression": {Required: true},
+			"name":       {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceRequest": {Fields: map[string]Field{
+			"adminAccess":       {Optional: true},
+			"allocationMode":    {Optional: true},
+			"capacity":          {Optional: true},
+			"count":             {Optional: true},
+			"derivedAttributes": {ListType: "atomic", Optional: true},
+			"deviceClassName":   {Optional: true},
+			"firstAvailable":    {ListType: "atomic", Optional: true},
+			"name":              {Required: true},
+			"selectors":         {ListType: "atomic", Optional: true},
+			"tolerations":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceRequestAllocationResult": {Fields: map[string]Field{
+			"adminAccess":              {Optional: true},
+			"bindingConditions":        {ListType: "atomic", Optional: true},
+			"bindingFailureConditions": {ListType: "atomic", Optional: true},
+			"consumedCapacity":         {Optional: true},
+			"device":                   {Required: true},
+			"driver":                   {Required: true},
+			"pool":                     {Required: true},
+			"request":                  {Required: true},
+			"shareID":                  {Optional: true},
+			"skipNodeOperations":       {ListType: "set", Optional: true},
+			"tolerations":              {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceSelector": {Fields: map[string]Field{
+			"cel": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceSubRequest": {Fields: map[string]Field{
+			"allocationMode":    {Optional: true},
+			"capacity":          {Optional: true},
+			"count":             {Optional: true},
+			"derivedAttributes": {ListType: "atomic", Optional: true},
+			"deviceClassName":   {Required: true},
+			"name":              {Required: true},
+			"selectors":         {ListType: "atomic", Optional: true},
+			"tolerations":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceTaint": {Fields: map[string]Field{
+			"effect":    {Required: true},
+			"key":       {Required: true},
+			"timeAdded": {Optional: true},
+			"value":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.DeviceToleration": {Fields: map[string]Field{
+			"effect":            {Optional: true},
+			"key":               {Optional: true},
+			"operator":          {Optional: true, Default: `"Equal"`},
+			"tolerationSeconds": {Optional: true},
+			"value":             {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.NetworkDeviceData": {Fields: map[string]Field{
+			"hardwareAddress": {Optional: true},
+			"interfaceName":   {Optional: true},
+			"ips":             {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.NodeAllocatableMapping": {Fields: map[string]Field{
+			"capacityKey":        {Optional: true},
+			"capacityMultiplier": {Optional: true},
+			"deviceMultiplier":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.NodeAllocatableOverhead": {Fields: map[string]Field{
+			"perContainer": {Optional: true},
+			"perPod":       {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.NodeAllocatableResource": {Fields: map[string]Field{
+			"mapping":  {Optional: true},
+			"overhead": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.OpaqueDeviceConfiguration": {Fields: map[string]Field{
+			"driver":     {Required: true},
+			"parameters": {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceClaim": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceClaimConsumerReference": {Fields: map[string]Field{
+			"apiGroup": {Optional: true},
+			"name":     {Required: true},
+			"resource": {Required: true},
+			"uid":      {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceClaimList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceClaimSpec": {Fields: map[string]Field{
+			"devices": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceClaimStatus": {Fields: map[string]Field{
+			"allocation":  {Optional: true},
+			"devices":     {ListType: "map", ListMapKeys: []string{"driver", "device", "pool", "shareID"}, Optional: true},
+			"reservedFor": {ListType: "map", ListMapKeys: []string{"uid"}, Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceClaimTemplate": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceClaimTemplateList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceClaimTemplateSpec": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourcePool": {Fields: map[string]Field{
+			"generation":         {Required: true},
+			"name":               {Required: true},
+			"resourceSliceCount": {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceSlice": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceSliceList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta1.ResourceSliceSpec": {Fields: map[string]Field{
+			"allNodes":               {Optional: true},
+			"devices":                {ListType: "atomic", Optional: true},
+			"driver":                 {Required: true},
+			"nodeName":               {Optional: true},
+			"nodeSelector":           {Optional: true},
+			"partitionTypeAttribute": {Optional: true},
+			"perDeviceNodeSelection": {Optional: true},
+			"pool":                   {Required: true},
+			"sharedCounters":         {ListType: "atomic", Optional: true},
+			"skipNodeOperations":     {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.AllocatedDeviceStatus": {Fields: map[string]Field{
+			"conditions":  {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"data":        {Optional: true},
+			"device":      {Required: true},
+			"driver":      {Required: true},
+			"networkData": {Optional: true},
+			"pool":        {Required: true},
+			"shareID":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.AllocationResult": {Fields: map[string]Field{
+			"allocationTimestamp": {Optional: true},
+			"devices":             {Optional: true},
+			"nodeSelector":        {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.CELDeviceSelector": {Fields: map[string]Field{
+			"expression": {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.CapacityRequestPolicy": {Fields: map[string]Field{
+			"default":     {Optional: true},
+			"validRange":  {Optional: true},
+			"validValues": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.CapacityRequestPolicyRange": {Fields: map[string]Field{
+			"max":  {Optional: true},
+			"min":  {Required: true},
+			"step": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.CapacityRequirements": {Fields: map[string]Field{
+			"requests": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.Counter": {Fields: map[string]Field{
+			"value": {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.CounterSet": {Fields: map[string]Field{
+			"counters": {Required: true},
+			"name":     {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.Device": {Fields: map[string]Field{
+			"allNodes":                 {Optional: true},
+			"allowMultipleAllocations": {Optional: true},
+			"attributes":               {Optional: true},
+			"bindingConditions":        {ListType: "atomic", Optional: true},
+			"bindingFailureConditions": {ListType: "atomic", Optional: true},
+			"bindsToNode":              {Optional: true},
+			"capacity":                 {Optional: true},
+			"consumesCounters":         {ListType: "atomic", Optional: true},
+			"name":                     {Required: true},
+			"nodeAllocatableResources": {Optional: true},
+			"nodeName":                 {Optional: true},
+			"nodeSelector":             {Optional: true},
+			"taints":                   {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceAllocationConfiguration": {Fields: map[string]Field{
+			"requests": {ListType: "atomic", Optional: true},
+			"source":   {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceAllocationResult": {Fields: map[string]Field{
+			"config":  {ListType: "atomic", Optional: true},
+			"results": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceAttribute": {Fields: map[string]Field{
+			"bool":     {Optional: true},
+			"bools":    {ListType: "atomic", Optional: true},
+			"int":      {Optional: true},
+			"ints":     {ListType: "atomic", Optional: true},
+			"string":   {Optional: true},
+			"strings":  {ListType: "atomic", Optional: true},
+			"version":  {Optional: true},
+			"versions": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceCapacity": {Fields: map[string]Field{
+			"requestPolicy": {Optional: true},
+			"value":         {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceClaim": {Fields: map[string]Field{
+			"config":      {ListType: "atomic", Optional: true},
+			"constraints": {ListType: "atomic", Optional: true},
+			"requests":    {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceClaimConfiguration": {Fields: map[string]Field{
+			"requests": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceClass": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceClassSpec": {Fields: map[string]Field{
+			"config":               {ListType: "atomic", Optional: true},
+			"extendedResourceName": {Optional: true},
+			"selectors":            {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceConfiguration": {Fields: map[string]Field{
+			"opaque": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceConstraint": {Fields: map[string]Field{
+			"distinctAttribute": {Optional: true},
+			"matchAttribute":    {Optional: true},
+			"requests":          {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceCounterConsumption": {Fields: map[string]Field{
+			"compatibilityGroups": {ListType: "atomic", Optional: true},
+			"counterSet":          {Required: true},
+			"counters":            {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceDerivedAttribute": {Fields: map[string]Field{
+			"expression": {Required: true},
+			"name":       {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceRequest": {Fields: map[string]Field{
+			"exactly":        {Optional: true},
+			"firstAvailable": {ListType: "atomic", Optional: true},
+			"name":           {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceRequestAllocationResult": {Fields: map[string]Field{
+			"adminAccess":              {Optional: true},
+			"bindingConditions":        {ListType: "atomic", Optional: true},
+			"bindingFailureConditions": {ListType: "atomic", Optional: true},
+			"consumedCapacity":         {Optional: true},
+			"device":                   {Required: true},
+			"driver":                   {Required: true},
+			"pool":                     {Required: true},
+			"request":                  {Required: true},
+			"shareID":                  {Optional: true},
+			"skipNodeOperations":       {ListType: "set", Optional: true},
+			"tolerations":              {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceSelector": {Fields: map[string]Field{
+			"cel": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceSubRequest": {Fields: map[string]Field{
+			"allocationMode":    {Optional: true},
+			"capacity":          {Optional: true},
+			"count":             {Optional: true},
+			"derivedAttributes": {ListType: "atomic", Optional: true},
+			"deviceClassName":   {Required: true},
+			"name":              {Required: true},
+			"selectors":         {ListType: "atomic", Optional: true},
+			"tolerations":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceTaint": {Fields: map[string]Field{
+			"effect":    {Required: true},
+			"key":       {Required: true},
+			"timeAdded": {Optional: true},
+			"value":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceTaintRule": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceTaintRuleList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceTaintRuleSpec": {Fields: map[string]Field{
+			"deviceSelector": {Optional: true},
+			"taint":          {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceTaintRuleStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceTaintSelector": {Fields: map[string]Field{
+			"device": {Optional: true},
+			"driver": {Optional: true},
+			"pool":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.DeviceToleration": {Fields: map[string]Field{
+			"effect":            {Optional: true},
+			"key":               {Optional: true},
+			"operator":          {Optional: true, Default: `"Equal"`},
+			"tolerationSeconds": {Optional: true},
+			"value":             {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ExactDeviceRequest": {Fields: map[string]Field{
+			"adminAccess":       {Optional: true},
+			"allocationMode":    {Optional: true},
+			"capacity":          {Optional: true},
+			"count":             {Optional: true},
+			"derivedAttributes": {ListType: "atomic", Optional: true},
+			"deviceClassName":   {Required: true},
+			"selectors":         {ListType: "atomic", Optional: true},
+			"tolerations":       {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.NetworkDeviceData": {Fields: map[string]Field{
+			"hardwareAddress": {Optional: true},
+			"interfaceName":   {Optional: true},
+			"ips":             {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.NodeAllocatableMapping": {Fields: map[string]Field{
+			"capacityKey":        {Optional: true},
+			"capacityMultiplier": {Optional: true},
+			"deviceMultiplier":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.NodeAllocatableOverhead": {Fields: map[string]Field{
+			"perContainer": {Optional: true},
+			"perPod":       {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.NodeAllocatableResource": {Fields: map[string]Field{
+			"mapping":  {Optional: true},
+			"overhead": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.OpaqueDeviceConfiguration": {Fields: map[string]Field{
+			"driver":     {Required: true},
+			"parameters": {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceClaim": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceClaimConsumerReference": {Fields: map[string]Field{
+			"apiGroup": {Optional: true},
+			"name":     {Required: true},
+			"resource": {Required: true},
+			"uid":      {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceClaimList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceClaimSpec": {Fields: map[string]Field{
+			"devices": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceClaimStatus": {Fields: map[string]Field{
+			"allocation":  {Optional: true},
+			"devices":     {ListType: "map", ListMapKeys: []string{"driver", "device", "pool", "shareID"}, Optional: true},
+			"reservedFor": {ListType: "map", ListMapKeys: []string{"uid"}, Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceClaimTemplate": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceClaimTemplateList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceClaimTemplateSpec": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourcePool": {Fields: map[string]Field{
+			"generation":         {Required: true},
+			"name":               {Required: true},
+			"resourceSliceCount": {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceSlice": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceSliceList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.resource.v1beta2.ResourceSliceSpec": {Fields: map[string]Field{
+			"allNodes":               {Optional: true},
+			"devices":                {ListType: "atomic", Optional: true},
+			"driver":                 {Required: true},
+			"nodeName":               {Optional: true},
+			"nodeSelector":           {Optional: true},
+			"partitionTypeAttribute": {Optional: true},
+			"perDeviceNodeSelection": {Optional: true},
+			"pool":                   {Required: true},
+			"sharedCounters":         {ListType: "atomic", Optional: true},
+			"skipNodeOperations":     {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1.PriorityClass": {Fields: map[string]Field{
+			"description":      {Optional: true},
+			"globalDefault":    {Optional: true},
+			"metadata":         {Optional: true},
+			"preemptionPolicy": {Optional: true},
+			"value":            {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1.PriorityClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.CompositeDisruptionMode": {Fields: map[string]Field{
+			"all":    {Optional: true},
+			"single": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.CompositeGangSchedulingPolicy": {Fields: map[string]Field{
+			"minGroupCount": {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.CompositePodGroup": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.CompositePodGroupList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.CompositePodGroupSchedulingConstraints": {Fields: map[string]Field{
+			"topology": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.CompositePodGroupSchedulingPolicy": {Fields: map[string]Field{
+			"basic": {Optional: true},
+			"gang":  {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.CompositePodGroupSpec": {Fields: map[string]Field{
+			"disruptionMode":              {Optional: true, Default: `{"single": {}}`},
+			"parentCompositePodGroupName": {Optional: true},
+			"preemptionPolicy":            {Optional: true},
+			"priority":                    {Optional: true},
+			"priorityClassName":           {Optional: true},
+			"schedulingConstraints":       {Optional: true},
+			"schedulingPolicy":            {Required: true},
+			"workloadRef":                 {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.CompositePodGroupStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.CompositePodGroupTemplate": {Fields: map[string]Field{
+			"compositePodGroupTemplates": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"disruptionMode":             {Optional: true},
+			"name":                       {Required: true},
+			"podGroupTemplates":          {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"preemptionPolicy":           {Optional: true},
+			"priority":                   {Optional: true},
+			"priorityClassName":          {Optional: true},
+			"schedulingConstraints":      {Optional: true},
+			"schedulingPolicy":           {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.DisruptionMode": {Fields: map[string]Field{
+			"all":    {Optional: true},
+			"single": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.GangSchedulingPolicy": {Fields: map[string]Field{
+			"minCount": {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.PodGroup": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.PodGroupList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.PodGroupResourceClaim": {Fields: map[string]Field{
+			"name":                      {Required: true},
+			"resourceClaimName":         {Optional: true},
+			"resourceClaimTemplateName": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.PodGroupResourceClaimStatus": {Fields: map[string]Field{
+			"name":              {Required: true},
+			"resourceClaimName": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.PodGroupSchedulingConstraints": {Fields: map[string]Field{
+			"topology": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.PodGroupSchedulingPolicy": {Fields: map[string]Field{
+			"basic": {Optional: true},
+			"gang":  {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.PodGroupSpec": {Fields: map[string]Field{
+			"disruptionMode":              {Optional: true, Default: `{"single": {}}`},
+			"parentCompositePodGroupName": {Optional: true},
+			"preemptionPolicy":            {Optional: true},
+			"priority":                    {Optional: true},
+			"priorityClassName":           {Optional: true},
+			"resourceClaims":              {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"schedulingConstraints":       {Optional: true},
+			"schedulingPolicy":            {Required: true},
+			"workloadRef":                 {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.PodGroupStatus": {Fields: map[string]Field{
+			"conditions":            {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"resourceClaimStatuses": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.PodGroupTemplate": {Fields: map[string]Field{
+			"disruptionMode":        {Optional: true},
+			"name":                  {Required: true},
+			"preemptionPolicy":      {Optional: true},
+			"priority":              {Optional: true},
+			"priorityClassName":     {Optional: true},
+			"resourceClaims":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"schedulingConstraints": {Optional: true},
+			"schedulingPolicy":      {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.TopologyConstraint": {Fields: map[string]Field{
+			"key": {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.TypedLocalObjectReference": {Fields: map[string]Field{
+			"apiGroup": {Optional: true},
+			"kind":     {Required: true},
+			"name":     {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.Workload": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadCompositePodGroupDisruptionMode": {Fields: map[string]Field{
+			"all":    {Optional: true},
+			"single": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadCompositePodGroupGangSchedulingPolicy": {Fields: map[string]Field{
+			"minGroupCount": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadCompositePodGroupSchedulingConstraints": {Fields: map[string]Field{
+			"topology": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadCompositePodGroupSchedulingPolicy": {Fields: map[string]Field{
+			"basic": {Optional: true},
+			"gang":  {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupDisruptionMode": {Fields: map[string]Field{
+			"all":    {Optional: true},
+			"single": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupGangSchedulingPolicy": {Fields: map[string]Field{
+			"minCount": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupResourceClaim": {Fields: map[string]Field{
+			"name":                      {Required: true},
+			"resourceClaimName":         {Optional: true},
+			"resourceClaimTemplateName": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingConstraints": {Fields: map[string]Field{
+			"topology": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingPolicy": {Fields: map[string]Field{
+			"basic": {Optional: true},
+			"gang":  {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadReference": {Fields: map[string]Field{
+			"templateName": {Required: true},
+			"workloadName": {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1alpha3.WorkloadSpec": {Fields: map[string]Field{
+			"compositePodGroupTemplates": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"controllerRef":              {Optional: true},
+			"podGroupTemplates":          {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.CompositeDisruptionMode": {Fields: map[string]Field{
+			"all":    {Optional: true},
+			"single": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.CompositeGangSchedulingPolicy": {Fields: map[string]Field{
+			"minGroupCount": {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.CompositePodGroupSchedulingConstraints": {Fields: map[string]Field{
+			"topology": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.CompositePodGroupSchedulingPolicy": {Fields: map[string]Field{
+			"basic": {Optional: true},
+			"gang":  {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.CompositePodGroupTemplate": {Fields: map[string]Field{
+			"compositePodGroupTemplates": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"disruptionMode":             {Optional: true},
+			"name":                       {Required: true},
+			"podGroupTemplates":          {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"preemptionPolicy":           {Optional: true},
+			"priority":                   {Optional: true},
+			"priorityClassName":          {Optional: true},
+			"schedulingConstraints":      {Optional: true},
+			"schedulingPolicy":           {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.DisruptionMode": {Fields: map[string]Field{
+			"all":    {Optional: true},
+			"single": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.GangSchedulingPolicy": {Fields: map[string]Field{
+			"minCount": {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PodGroup": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PodGroupList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PodGroupResourceClaim": {Fields: map[string]Field{
+			"name":                      {Required: true},
+			"resourceClaimName":         {Optional: true},
+			"resourceClaimTemplateName": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PodGroupResourceClaimStatus": {Fields: map[string]Field{
+			"name":              {Required: true},
+			"resourceClaimName": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PodGroupSchedulingConstraints": {Fields: map[string]Field{
+			"topology": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PodGroupSchedulingPolicy": {Fields: map[string]Field{
+			"basic": {Optional: true},
+			"gang":  {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PodGroupSpec": {Fields: map[string]Field{
+			"disruptionMode":              {Optional: true, Default: `{"single": {}}`},
+			"parentCompositePodGroupName": {Optional: true},
+			"preemptionPolicy":            {Optional: true},
+			"priority":                    {Optional: true},
+			"priorityClassName":           {Optional: true},
+			"resourceClaims":              {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"schedulingConstraints":       {Optional: true},
+			"schedulingPolicy":            {Required: true},
+			"workloadRef":                 {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PodGroupStatus": {Fields: map[string]Field{
+			"conditions":            {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"resourceClaimStatuses": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PodGroupTemplate": {Fields: map[string]Field{
+			"disruptionMode":        {Optional: true},
+			"name":                  {Required: true},
+			"preemptionPolicy":      {Optional: true},
+			"priority":              {Optional: true},
+			"priorityClassName":     {Optional: true},
+			"resourceClaims":        {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"schedulingConstraints": {Optional: true},
+			"schedulingPolicy":      {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PriorityClass": {Fields: map[string]Field{
+			"description":      {Optional: true},
+			"globalDefault":    {Optional: true},
+			"metadata":         {Optional: true},
+			"preemptionPolicy": {Optional: true},
+			"value":            {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.PriorityClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.TopologyConstraint": {Fields: map[string]Field{
+			"key": {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.TypedLocalObjectReference": {Fields: map[string]Field{
+			"apiGroup": {Optional: true},
+			"kind":     {Required: true},
+			"name":     {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.Workload": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.WorkloadList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.WorkloadReference": {Fields: map[string]Field{
+			"templateName": {Required: true},
+			"workloadName": {Required: true},
+		}},
+		"io.k8s.api.scheduling.v1beta1.WorkloadSpec": {Fields: map[string]Field{
+			"compositePodGroupTemplates": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+			"controllerRef":              {Optional: true},
+			"podGroupTemplates":          {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.storage.v1.CSIDriverList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.CSIDriverSpec": {Fields: map[string]Field{
+			"attachRequired":                     {Optional: true},
+			"fsGroupPolicy":                      {Optional: true},
+			"nodeAllocatableUpdatePeriodSeconds": {Optional: true},
+			"podInfoOnMount":                     {Optional: true},
+			"preventPodSchedulingIfMissing":      {Optional: true},
+			"requiresRepublish":                  {Optional: true},
+			"seLinuxMount":                       {Optional: true},
+			"serviceAccountTokenInSecrets":       {Optional: true},
+			"storageCapacity":                    {Optional: true},
+			"tokenRequests":                      {ListType: "atomic", Optional: true},
+			"volumeLifecycleModes":               {ListType: "set", Optional: true},
+		}},
+		"io.k8s.api.storage.v1.CSINode": {Fields: map[string]Field{
+			"status": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.CSINodeDriver": {Fields: map[string]Field{
+			"allocatable":  {Optional: true},
+			"topologyKeys": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.storage.v1.CSINodeList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.CSINodeSpec": {Fields: map[string]Field{
+			"drivers": {ListType: "map", ListMapKeys: []string{"name"}},
+		}},
+		"io.k8s.api.storage.v1.CSINodeStatus": {Fields: map[string]Field{
+			"storageHealth": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.storage.v1.CSIStorageCapacity": {Fields: map[string]Field{
+			"capacity":          {Optional: true},
+			"maximumVolumeSize": {Optional: true},
+			"metadata":          {Optional: true},
+			"nodeTopology":      {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.CSIStorageCapacityList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.StorageClass": {Fields: map[string]Field{
+			"allowVolumeExpansion": {Optional: true},
+			"allowedTopologies":    {ListType: "atomic", Optional: true},
+			"metadata":             {Optional: true},
+			"mountOptions":         {ListType: "atomic", Optional: true},
+			"parameters":           {Optional: true},
+			"provisioner":          {Required: true},
+			"reclaimPolicy":        {Optional: true},
+			"volumeBindingMode":    {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.StorageClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.StorageHealth": {Fields: map[string]Field{
+			"healthConditions": {ListType: "atomic", Optional: true},
+			"name":             {Required: true},
+		}},
+		"io.k8s.api.storage.v1.StorageHealthCondition": {Fields: map[string]Field{
+			"accessMode":         {Optional: true},
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Required: true},
+			"status":             {Required: true},
+			"volumeMode":         {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.TokenRequest": {Fields: map[string]Field{
+			"expirationSeconds": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.VolumeAttachment": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.VolumeAttachmentList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.VolumeAttachmentSource": {Fields: map[string]Field{
+			"inlineVolumeSpec":     {Optional: true},
+			"persistentVolumeName": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.VolumeAttachmentSpec": {Fields: map[string]Field{
+			"attacher": {Required: true},
+		}},
+		"io.k8s.api.storage.v1.VolumeAttachmentStatus": {Fields: map[string]Field{
+			"attachError":        {Optional: true},
+			"attachmentMetadata": {Optional: true},
+			"detachError":        {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.VolumeAttributesClass": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.VolumeAttributesClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.VolumeError": {Fields: map[string]Field{
+			"errorCode": {Optional: true},
+			"message":   {Optional: true},
+			"time":      {Optional: true},
+		}},
+		"io.k8s.api.storage.v1.VolumeNodeResources": {Fields: map[string]Field{
+			"count": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1alpha1.CSIStorageCapacity": {Fields: map[string]Field{
+			"capacity":          {Optional: true},
+			"maximumVolumeSize": {Optional: true},
+			"metadata":          {Optional: true},
+			"nodeTopology":      {Optional: true},
+		}},
+		"io.k8s.api.storage.v1alpha1.CSIStorageCapacityList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1alpha1.VolumeAttachment": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.storage.v1alpha1.VolumeAttachmentList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1alpha1.VolumeAttachmentSource": {Fields: map[string]Field{
+			"inlineVolumeSpec":     {Optional: true},
+			"persistentVolumeName": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1alpha1.VolumeAttachmentSpec": {Fields: map[string]Field{
+			"attacher": {Required: true},
+		}},
+		"io.k8s.api.storage.v1alpha1.VolumeAttachmentStatus": {Fields: map[string]Field{
+			"attachError":        {Optional: true},
+			"attachmentMetadata": {Optional: true},
+			"detachError":        {Optional: true},
+		}},
+		"io.k8s.api.storage.v1alpha1.VolumeAttributesClass": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1alpha1.VolumeAttributesClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1alpha1.VolumeError": {Fields: map[string]Field{
+			"errorCode": {Optional: true},
+			"message":   {Optional: true},
+			"time":      {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.CSIDriverList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.CSIDriverSpec": {Fields: map[string]Field{
+			"attachRequired":                     {Optional: true},
+			"fsGroupPolicy":                      {Optional: true},
+			"nodeAllocatableUpdatePeriodSeconds": {Optional: true},
+			"podInfoOnMount":                     {Optional: true},
+			"preventPodSchedulingIfMissing":      {Optional: true},
+			"requiresRepublish":                  {Optional: true},
+			"seLinuxMount":                       {Optional: true},
+			"serviceAccountTokenInSecrets":       {Optional: true},
+			"storageCapacity":                    {Optional: true},
+			"tokenRequests":                      {ListType: "atomic", Optional: true},
+			"volumeLifecycleModes":               {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.CSINode": {Fields: map[string]Field{
+			"status": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.CSINodeDriver": {Fields: map[string]Field{
+			"allocatable":  {Optional: true},
+			"topologyKeys": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.CSINodeList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.CSINodeSpec": {Fields: map[string]Field{
+			"drivers": {ListType: "map", ListMapKeys: []string{"name"}},
+		}},
+		"io.k8s.api.storage.v1beta1.CSINodeStatus": {Fields: map[string]Field{
+			"storageHealth": {ListType: "map", ListMapKeys: []string{"name"}, Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.CSIStorageCapacity": {Fields: map[string]Field{
+			"capacity":          {Optional: true},
+			"maximumVolumeSize": {Optional: true},
+			"metadata":          {Optional: true},
+			"nodeTopology":      {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.CSIStorageCapacityList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.StorageClass": {Fields: map[string]Field{
+			"allowVolumeExpansion": {Optional: true},
+			"allowedTopologies":    {ListType: "atomic", Optional: true},
+			"metadata":             {Optional: true},
+			"mountOptions":         {ListType: "atomic", Optional: true},
+			"parameters":           {Optional: true},
+			"provisioner":          {Required: true},
+			"reclaimPolicy":        {Optional: true},
+			"volumeBindingMode":    {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.StorageClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.StorageHealth": {Fields: map[string]Field{
+			"healthConditions": {ListType: "atomic", Optional: true},
+			"name":             {Required: true},
+		}},
+		"io.k8s.api.storage.v1beta1.StorageHealthCondition": {Fields: map[string]Field{
+			"accessMode":         {Optional: true},
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"reason":             {Required: true},
+			"status":             {Required: true},
+			"volumeMode":         {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.TokenRequest": {Fields: map[string]Field{
+			"expirationSeconds": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.VolumeAttachment": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Required: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.VolumeAttachmentList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.VolumeAttachmentSource": {Fields: map[string]Field{
+			"inlineVolumeSpec":     {Optional: true},
+			"persistentVolumeName": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.VolumeAttachmentSpec": {Fields: map[string]Field{
+			"attacher": {Required: true},
+		}},
+		"io.k8s.api.storage.v1beta1.VolumeAttachmentStatus": {Fields: map[string]Field{
+			"attachError":        {Optional: true},
+			"attachmentMetadata": {Optional: true},
+			"detachError":        {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.VolumeAttributesClass": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.VolumeAttributesClassList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.VolumeError": {Fields: map[string]Field{
+			"errorCode": {Optional: true},
+			"message":   {Optional: true},
+			"time":      {Optional: true},
+		}},
+		"io.k8s.api.storage.v1beta1.VolumeNodeResources": {Fields: map[string]Field{
+			"count": {Optional: true},
+		}},
+		"io.k8s.api.storagemigration.v1.StorageVersionMigration": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.storagemigration.v1.StorageVersionMigrationList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storagemigration.v1.StorageVersionMigrationStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.api.storagemigration.v1beta1.StorageVersionMigration": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"spec":     {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.api.storagemigration.v1beta1.StorageVersionMigrationList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.api.storagemigration.v1beta1.StorageVersionMigrationStatus": {Fields: map[string]Field{
+			"conditions": {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ConversionRequest": {Fields: map[string]Field{
+			"objects": {ListType: "atomic"},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ConversionResponse": {Fields: map[string]Field{
+			"convertedObjects": {ListType: "atomic"},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ConversionReview": {Fields: map[string]Field{
+			"request":  {Optional: true},
+			"response": {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition": {Fields: map[string]Field{
+			"description": {Optional: true},
+			"format":      {Optional: true},
+			"priority":    {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion": {Fields: map[string]Field{
+			"webhook": {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition": {Fields: map[string]Field{
+			"lastTransitionTime": {Optional: true},
+			"message":            {Optional: true},
+			"observedGeneration": {Optional: true},
+			"reason":             {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames": {Fields: map[string]Field{
+			"categories": {ListType: "atomic", Optional: true},
+			"listKind":   {Optional: true},
+			"shortNames": {ListType: "atomic", Optional: true},
+			"singular":   {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec": {Fields: map[string]Field{
+			"conversion":            {Optional: true},
+			"preserveUnknownFields": {Optional: true},
+			"versions":              {ListType: "atomic"},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus": {Fields: map[string]Field{
+			"acceptedNames":      {Optional: true},
+			"conditions":         {ListType: "map", ListMapKeys: []string{"type"}, Optional: true},
+			"observedGeneration": {Optional: true},
+			"storedVersions":     {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion": {Fields: map[string]Field{
+			"additionalPrinterColumns": {ListType: "atomic", Optional: true},
+			"deprecated":               {Optional: true},
+			"deprecationWarning":       {Optional: true},
+			"schema":                   {Optional: true},
+			"selectableFields":         {ListType: "atomic", Optional: true},
+			"subresources":             {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceScale": {Fields: map[string]Field{
+			"labelSelectorPath": {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources": {Fields: map[string]Field{
+			"scale":  {Optional: true},
+			"status": {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation": {Fields: map[string]Field{
+			"openAPIV3Schema": {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps": {Fields: map[string]Field{
+			"allOf":                      {ListType: "atomic"},
+			"anyOf":                      {ListType: "atomic"},
+			"enum":                       {ListType: "atomic"},
+			"oneOf":                      {ListType: "atomic"},
+			"required":                   {ListType: "atomic"},
+			"x-kubernetes-list-map-keys": {ListType: "atomic", Optional: true},
+			"x-kubernetes-list-type":     {Optional: true},
+			"x-kubernetes-map-type":      {Optional: true},
+			"x-kubernetes-validations":   {ListType: "map", ListMapKeys: []string{"rule"}},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray": {Fields: map[string]Field{
+			"JSONSchemas": {ListType: "atomic"},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": {Fields: map[string]Field{
+			"Property": {ListType: "atomic"},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ServiceReference": {Fields: map[string]Field{
+			"path": {Optional: true},
+			"port": {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule": {Fields: map[string]Field{
+			"fieldPath":         {Optional: true},
+			"messageExpression": {Optional: true},
+			"optionalOldSelf":   {Optional: true},
+			"reason":            {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig": {Fields: map[string]Field{
+			"caBundle": {Optional: true},
+			"service":  {Optional: true},
+			"url":      {Optional: true},
+		}},
+		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion": {Fields: map[string]Field{
+			"clientConfig":             {Optional: true},
+			"conversionReviewVersions": {ListType: "atomic"},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup": {Fields: map[string]Field{
+			"preferredVersion":           {Optional: true},
+			"serverAddressByClientCIDRs": {ListType: "atomic", Optional: true},
+			"versions":                   {ListType: "atomic"},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList": {Fields: map[string]Field{
+			"groups": {ListType: "atomic"},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.APIResource": {Fields: map[string]Field{
+			"categories":         {ListType: "atomic"},
+			"shortNames":         {ListType: "atomic"},
+			"storageVersionHash": {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList": {Fields: map[string]Field{
+			"resources": {ListType: "atomic"},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions": {Fields: map[string]Field{
+			"serverAddressByClientCIDRs": {ListType: "atomic"},
+			"versions":                   {ListType: "atomic"},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.ApplyOptions": {Fields: map[string]Field{
+			"dryRun": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.Condition": {Fields: map[string]Field{
+			"lastTransitionTime": {Required: true},
+			"message":            {Required: true},
+			"observedGeneration": {Optional: true},
+			"reason":             {Required: true},
+			"status":             {Required: true},
+			"type":               {Required: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.CreateOptions": {Fields: map[string]Field{
+			"dryRun":          {ListType: "atomic", Optional: true},
+			"fieldManager":    {Optional: true},
+			"fieldValidation": {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions": {Fields: map[string]Field{
+			"dryRun":             {ListType: "atomic", Optional: true},
+			"gracePeriodSeconds": {Optional: true},
+			"ignoreStoreReadErrorWithClusterBreakingPotential": {Optional: true},
+			"orphanDependents":  {Optional: true},
+			"preconditions":     {Optional: true},
+			"propagationPolicy": {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement": {Fields: map[string]Field{
+			"values": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.GetOptions": {Fields: map[string]Field{
+			"resourceVersion": {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {StructType: "atomic", Fields: map[string]Field{
+			"matchExpressions": {ListType: "atomic", Optional: true},
+			"matchLabels":      {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement": {Fields: map[string]Field{
+			"values": {ListType: "atomic", Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.List": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta": {Fields: map[string]Field{
+			"remainingItemCount": {Optional: true},
+			"resourceVersion":    {Optional: true},
+			"selfLink":           {Optional: true},
+			"shardInfo":          {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.ListOptions": {Fields: map[string]Field{
+			"allowWatchBookmarks":  {Optional: true},
+			"fieldSelector":        {Optional: true},
+			"labelSelector":        {Optional: true},
+			"resourceVersion":      {Optional: true},
+			"resourceVersionMatch": {Optional: true},
+			"sendInitialEvents":    {Optional: true},
+			"shardSelector":        {Optional: true},
+			"timeoutSeconds":       {Optional: true},
+			"watch":                {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry": {Fields: map[string]Field{
+			"fieldsV1": {Optional: true},
+			"time":     {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {Fields: map[string]Field{
+			"annotations":                {Optional: true},
+			"creationTimestamp":          {Optional: true},
+			"deletionGracePeriodSeconds": {Optional: true},
+			"deletionTimestamp":          {Optional: true},
+			"finalizers":                 {ListType: "set", Optional: true},
+			"generateName":               {Optional: true},
+			"generation":                 {Optional: true},
+			"labels":                     {Optional: true},
+			"managedFields":              {ListType: "atomic", Optional: true},
+			"name":                       {Optional: true},
+			"namespace":                  {Optional: true},
+			"ownerReferences":            {ListType: "map", ListMapKeys: []string{"uid"}, Optional: true},
+			"resourceVersion":            {Optional: true},
+			"selfLink":                   {Optional: true},
+			"uid":                        {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference": {StructType: "atomic", Fields: map[string]Field{
+			"blockOwnerDeletion": {Optional: true},
+			"controller":         {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList": {Fields: map[string]Field{
+			"metadata": {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.PatchOptions": {Fields: map[string]Field{
+			"dryRun":          {ListType: "atomic", Optional: true},
+			"fieldManager":    {Optional: true},
+			"fieldValidation": {Optional: true},
+			"force":           {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions": {Fields: map[string]Field{
+			"resourceVersion": {Optional: true},
+			"uid":             {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.RootPaths": {Fields: map[string]Field{
+			"paths": {ListType: "atomic"},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.ShardInfo": {Fields: map[string]Field{
+			"selector": {Required: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.Status": {Fields: map[string]Field{
+			"code":     {Optional: true},
+			"details":  {Optional: true},
+			"message":  {Optional: true},
+			"metadata": {Optional: true},
+			"reason":   {Optional: true},
+			"status":   {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause": {Fields: map[string]Field{
+			"field":   {Optional: true},
+			"message": {Optional: true},
+			"reason":  {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails": {Fields: map[string]Field{
+			"causes":            {ListType: "atomic", Optional: true},
+			"group":             {Optional: true},
+			"kind":              {Optional: true},
+			"name":              {Optional: true},
+			"retryAfterSeconds": {Optional: true},
+			"uid":               {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.Table": {Fields: map[string]Field{
+			"columnDefinitions": {ListType: "atomic"},
+			"metadata":          {Optional: true},
+			"rows":              {ListType: "atomic"},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.TableRow": {Fields: map[string]Field{
+			"cells":      {ListType: "atomic"},
+			"conditions": {ListType: "atomic", Optional: true},
+			"object":     {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.TableRowCondition": {Fields: map[string]Field{
+			"message": {Optional: true},
+			"reason":  {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta": {Fields: map[string]Field{
+			"apiVersion": {Optional: true},
+			"kind":       {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.apis.meta.v1.UpdateOptions": {Fields: map[string]Field{
+			"dryRun":          {ListType: "atomic", Optional: true},
+			"fieldManager":    {Optional: true},
+			"fieldValidation": {Optional: true},
+		}},
+		"io.k8s.apimachinery.pkg.runtime.TypeMeta": {Fields: map[string]Field{
+			"apiVersion": {Optional: true},
+			"kind":       {Optional: true},
+		}},
+	}
 }

@@ -178,12 +178,14 @@ func TestRender(t *testing.T) {
 		"\n" +
 		"package markers\n" +
 		"\n" +
-		"var types = map[string]Type{\n" +
-		"\t\"io.k8s.a.S\": {StructType: \"atomic\"},\n" +
-		"\t\"io.k8s.b.T\": {Fields: map[string]Field{\n" +
-		"\t\t\"a\": {ListType: \"map\", ListMapKeys: []string{\"k1\", \"k2\"}, Default: `\"x\"`},\n" +
-		"\t\t\"z\": {Optional: true},\n" +
-		"\t}},\n" +
+		"func buildTypes() map[string]Type {\n" +
+		"\treturn map[string]Type{\n" +
+		"\t\t\"io.k8s.a.S\": {StructType: \"atomic\"},\n" +
+		"\t\t\"io.k8s.b.T\": {Fields: map[string]Field{\n" +
+		"\t\t\t\"a\": {ListType: \"map\", ListMapKeys: []string{\"k1\", \"k2\"}, Default: `\"x\"`},\n" +
+		"\t\t\t\"z\": {Optional: true},\n" +
+		"\t\t}},\n" +
+		"\t}\n" +
 		"}\n"
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("render (-want +got):\n%s", diff)

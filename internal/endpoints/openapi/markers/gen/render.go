@@ -22,7 +22,7 @@ func render(table map[string]typeMarkers, mods []module) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, " %s %s", m.Path, m.Version)
 	}
-	b.WriteString(".\n\npackage markers\n\nvar types = map[string]Type{\n")
+	b.WriteString(".\n\npackage markers\n\nfunc buildTypes() map[string]Type {\nreturn map[string]Type{\n")
 	for _, name := range slices.Sorted(maps.Keys(table)) {
 		t := table[name]
 		var head []string
@@ -40,7 +40,7 @@ func render(table map[string]typeMarkers, mods []module) ([]byte, error) {
 		}
 		b.WriteString("}},\n")
 	}
-	b.WriteString("}\n")
+	b.WriteString("}\n}\n")
 	return format.Source(b.Bytes())
 }
 
