@@ -67,6 +67,9 @@ func Run(ctx context.Context, c *Config) error {
 		h, err := openBackend(ctx, c, storageMetrics, logger)
 		backendCh <- backendResult{h, err, time.Since(start)}
 	}()
+	signingKey := loadSigningKey(c)
+	// Run never returns with the key still being made.
+	defer func() { _, _ = signingKey() }()
 	serving, err := servingMaterial(c)
 	br := <-backendCh
 	if br.err != nil {
@@ -103,7 +106,7 @@ func Run(ctx context.Context, c *Config) error {
 		listener.Close()
 		return err
 	}
-	authn, err := securityAuthentication(ctx, c, tlsServing, logger)
+	authn, err := securityAuthentication(ctx, c, tlsServing, signingKey, logger)
 	if err != nil {
 		listener.Close()
 		return err
