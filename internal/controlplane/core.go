@@ -50,8 +50,14 @@ func (cs *coreStorage) getNamespace(ctx context.Context, name string) (*corev1.N
 var systemNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic, corev1.NamespaceNodeLease}
 
 // ensureSystemNamespaces creates the system namespaces that do not exist.
+// It looks in the watch cache first: they nearly always exist (the seed or
+// an earlier start made them), and a create refused as AlreadyExists
+// costs an etcd round trip, several times per start.
 func (cs *coreStorage) ensureSystemNamespaces(ctx context.Context) error {
 	for _, name := range systemNamespaces {
+		if _, err := cs.namespaces.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"}); err == nil {
+			continue
+		}
 		_, err := cs.namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating namespace %s: %w", name, err)
