@@ -114,6 +114,10 @@ func serverConfig(o options, dir, certDir string) *controlplane.Config {
 	if o.etcd {
 		c.StorageBackend = "etcd3"
 		c.EtcdCompactionInterval = 5 * time.Minute
+		// The data lives in t.TempDir(): as envtest runs etcd with
+		// --unsafe-no-fsync, a test server's etcd does not wait for the
+		// disk on every write.
+		c.EmbeddedEtcdUnsafeNoFsync = true
 	}
 	c.Security.AuthorizationModes = o.authorizationModes
 	c.Security.EnableAdmissionPlugins = o.enableAdmission

@@ -178,6 +178,9 @@ func TestServerConfig(t *testing.T) {
 			if (c.Controllers == nil) != (tt.ctrls == nil) || strings.Join(c.Controllers, ",") != strings.Join(tt.ctrls, ",") {
 				t.Errorf("controllers %#v, want %#v", c.Controllers, tt.ctrls)
 			}
+			if c.EmbeddedEtcdUnsafeNoFsync != (tt.backend == "etcd3") {
+				t.Errorf("embedded etcd without fsync: %v, want it for a test server's etcd only", c.EmbeddedEtcdUnsafeNoFsync)
+			}
 			if c.SecurePort != 0 || c.DataDir != "/d" || c.CertDir != "/d/pki" {
 				t.Errorf("port %d data %q certs %q: want a free port and everything under the test's directory", c.SecurePort, c.DataDir, c.CertDir)
 			}

@@ -46,6 +46,10 @@ type Config struct {
 	EtcdCompactionInterval time.Duration // 0 disables compaction
 	EtcdHealthcheckTimeout time.Duration
 	EtcdReadycheckTimeout  time.Duration
+	// EmbeddedEtcdUnsafeNoFsync makes the embedded etcd skip fsync, as
+	// etcd's --unsafe-no-fsync: for test servers in a temporary
+	// directory, where a crash loses nothing anyone keeps (kapitest).
+	EmbeddedEtcdUnsafeNoFsync bool
 	// WatchCacheSize is the event history of each resource's watch cache;
 	// 0 serves every read from storage.
 	WatchCacheSize int

@@ -100,7 +100,7 @@ func openStore(ctx context.Context, c *Config, m *metrics.Metrics, logger *slog.
 		closeClient = client.Close
 	} else {
 		dir := filepath.Join(c.DataDir, "etcd")
-		srv, err := embedded.StartWithOptions(ctx, embedded.Options{Dir: dir, Logger: logger, ClientDialOptions: c.etcdDialOptions()})
+		srv, err := embedded.StartWithOptions(ctx, embedded.Options{Dir: dir, Logger: logger, ClientDialOptions: c.etcdDialOptions(), UnsafeNoFsync: c.EmbeddedEtcdUnsafeNoFsync})
 		if err != nil {
 			return nil, fmt.Errorf("starting embedded etcd in %s: %w", dir, err)
 		}
