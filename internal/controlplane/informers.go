@@ -44,7 +44,7 @@ func newSharedInformers(loopback *rest.Config) (*sharedInformers, error) {
 	}
 	return &sharedInformers{
 		client:        client,
-		factory:       informers.NewSharedInformerFactory(client, 0),
+		factory:       newFanoutFactory(informers.NewSharedInformerFactory(client, 0)),
 		dynamicClient: dyn,
 		dynamic:       dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
 	}, nil
