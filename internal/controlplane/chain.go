@@ -92,6 +92,9 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err != nil {
 		return nil, nil, err
 	}
+	if deps.authz != nil {
+		deps.authz.lendInformers(informers)
+	}
 	chain, err := admissionChain(&admissionDeps{config: c, storage: storage, informers: informers, authz: deps.authz, scheme: scheme, metrics: sc.Metrics})
 	if err != nil {
 		return nil, nil, err

@@ -17,7 +17,7 @@ import (
 // resource is listed and watched once however many parts read it.
 type sharedInformers struct {
 	client  kubernetes.Interface
-	factory informers.SharedInformerFactory
+	factory fanoutFactory
 	// dynamicClient and dynamic serve parts that read resources of any
 	// kind, custom ones included (admission policy parameters); informers
 	// asked for after the hook ran are started by startDynamic.

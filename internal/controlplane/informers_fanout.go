@@ -1,6 +1,9 @@
 package controlplane
 
 import (
+	"reflect"
+	"sync"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
@@ -43,28 +46,84 @@ import (
 type fanoutFactory struct {
 	informers.SharedInformerFactory
 	fanouts *informerfanout.Set
+	lent    *lentInformers
 }
 
 var _ informers.SharedInformerFactory = fanoutFactory{}
 
 func newFanoutFactory(f informers.SharedInformerFactory) fanoutFactory {
-	return fanoutFactory{SharedInformerFactory: f, fanouts: &informerfanout.Set{}}
+	return fanoutFactory{SharedInformerFactory: f, fanouts: &informerfanout.Set{}, lent: &lentInformers{}}
+}
+
+// lentInformers are informers another part of the server runs from a
+// factory of its own (the authorizer's RBAC, pod and persistent volume
+// informers, started by its hook), handed out by the shared factory
+// instead of a second list and watch of the same objects: the garbage
+// collector follows every resource, and each informer is some ten
+// goroutines and a copy of its objects.
+type lentInformers struct {
+	mu     sync.Mutex
+	byType map[reflect.Type]cache.SharedIndexInformer
+	byGVR  map[schema.GroupVersionResource]cache.SharedIndexInformer
+}
+
+// lend makes the factory hand out inf for obj's type and for gvr. inf
+// must be an informer of all namespaces with no list tweak and no resync,
+// as the shared factory's own, and be started by its owner; lend before
+// anything asks the factory for that resource.
+func (f fanoutFactory) lend(gvr schema.GroupVersionResource, obj runtime.Object, inf cache.SharedIndexInformer) {
+	l := f.lent
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byType == nil {
+		l.byType = map[reflect.Type]cache.SharedIndexInformer{}
+		l.byGVR = map[schema.GroupVersionResource]cache.SharedIndexInformer{}
+	}
+	l.byType[reflect.TypeOf(obj)] = inf
+	l.byGVR[gvr] = inf
+}
+
+func (l *lentInformers) forType(obj runtime.Object) cache.SharedIndexInformer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.byType[reflect.TypeOf(obj)]
+}
+
+func (l *lentInformers) forGVR(gvr schema.GroupVersionResource) cache.SharedIndexInformer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.byGVR[gvr]
 }
 
 // InformerFor is where every typed informer comes from.
 func (f fanoutFactory) InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer {
+	if inf := f.lent.forType(obj); inf != nil {
+		return f.fanouts.Wrap(inf)
+	}
 	return f.fanouts.Wrap(f.SharedInformerFactory.InformerFor(obj, newFunc))
 }
 
 // ForResource is the garbage collector's and the quota controller's way
-// in.
+// in. client-go's builds the informer in the wrapped factory itself, so a
+// lent resource is answered here first.
 func (f fanoutFactory) ForResource(gvr schema.GroupVersionResource) (informers.GenericInformer, error) {
+	if inf := f.lent.forGVR(gvr); inf != nil {
+		return lentGeneric{informer: f.fanouts.Wrap(inf), lister: cache.NewGenericLister(inf.GetIndexer(), gvr.GroupResource())}, nil
+	}
 	g, err := f.SharedInformerFactory.ForResource(gvr)
 	if err != nil {
 		return nil, err
 	}
 	return fanoutGeneric{GenericInformer: g, informer: f.fanouts.Wrap(g.Informer())}, nil
 }
+
+type lentGeneric struct {
+	informer cache.SharedIndexInformer
+	lister   cache.GenericLister
+}
+
+func (g lentGeneric) Informer() cache.SharedIndexInformer { return g.informer }
+func (g lentGeneric) Lister() cache.GenericLister         { return g.lister }
 
 type fanoutGeneric struct {
 	informers.GenericInformer
