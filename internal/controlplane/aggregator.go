@@ -44,7 +44,7 @@ func newAggregatorServer(c *Config, sc *server.Config, deps chainDeps, core *ser
 	if err != nil {
 		return nil, err
 	}
-	if err := addRemoteAPIServicesHook(s, sc, c, apiServices, deps.logger); err != nil {
+	if err := addRemoteAPIServicesHook(s, c, apiServices, deps.informers, deps.logger); err != nil {
 		return nil, err
 	}
 	if err := addRemoteDiscoveryHook(s, c, in, apiServices, deps.logger); err != nil {
