@@ -73,8 +73,8 @@ func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion,
 			}
 		}
 		ctx := hc.Context
-		regInformers.Start(ctx.Done())
-		extInformers.Start(ctx.Done())
+		regInformers.StartWithContext(ctx)
+		extInformers.StartWithContext(ctx)
 		go runAutoregister(ctx, apiServices, crds)
 		go func() {
 			<-ctx.Done()

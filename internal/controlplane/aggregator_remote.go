@@ -75,7 +75,7 @@ func addRemoteAPIServicesHook(s *server.GenericServer, c *Config, agg *aggregato
 		fn   server.PostStartHookFunc
 	}{
 		{"start-kube-aggregator-informers", func(hc server.PostStartHookContext) error {
-			regFactory.Start(hc.Context.Done())
+			regFactory.StartWithContext(hc.Context)
 			// The shared factory stops with the server (its own hook).
 			si.factory.StartWithContext(hc.Context)
 			go func() {
