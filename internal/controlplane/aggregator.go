@@ -37,14 +37,16 @@ func newAggregatorServer(c *Config, sc *server.Config, deps chainDeps, core *ser
 		env.lookup, env.before = withAPIServices(env.lookup, storage), nil
 		deps.authz.apiServiceSeed = startBootstrapSeed(deps.ctx, env, apiServiceSeed(slices.Clone(in.installed)))
 	}
-	if err := addAutoregisterHook(s, in.installed, deps.logger); err != nil {
-		return nil, err
-	}
 	apiServices, err := newAggregatorInformers(sc.LoopbackClientConfig)
 	if err != nil {
 		return nil, err
 	}
-	if err := addRemoteAPIServicesHook(s, sc, c, apiServices, deps.logger); err != nil {
+	// The controllers (the garbage collector) read APIServices from it too.
+	deps.informers.registration = apiServices.factory
+	if err := addAutoregisterHook(s, in.installed, apiServices, deps.informers, deps.logger); err != nil {
+		return nil, err
+	}
+	if err := addRemoteAPIServicesHook(s, c, apiServices, deps.informers, deps.logger); err != nil {
 		return nil, err
 	}
 	if err := addRemoteDiscoveryHook(s, c, in, apiServices, deps.logger); err != nil {

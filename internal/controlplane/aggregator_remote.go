@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	v1helper "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
@@ -33,19 +32,17 @@ import (
 //     periodically;
 //   - apiservice-wait-for-first-sync returns once every Available remote
 //     APIService has its proxy.
-func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Config, agg *aggregatorInformers, logger *slog.Logger) error {
+func addRemoteAPIServicesHook(s *server.GenericServer, c *Config, agg *aggregatorInformers, si *sharedInformers, logger *slog.Logger) error {
 	cert, err := loadProxyClientCert(c.Security.ProxyClientCertFile, c.Security.ProxyClientKeyFile)
 	if err != nil {
 		return err
 	}
-	kube, err := hookClient(sc.LoopbackClientConfig, "kube-aggregator")
-	if err != nil {
-		return err
-	}
 	regClient, regFactory, apiServices := agg.client, agg.factory, agg.apiServices
-	kubeFactory := informers.NewSharedInformerFactory(kube, 0)
-	services := kubeFactory.Core().V1().Services()
-	slices := kubeFactory.Discovery().V1().EndpointSlices()
+	// Services and EndpointSlices come from the server's shared factory,
+	// as upstream's aggregator reads kube-apiserver's: the controllers
+	// watch both too.
+	services := si.factory.Core().V1().Services()
+	slices := si.factory.Discovery().V1().EndpointSlices()
 	if err := addEndpointSliceIndex(slices.Informer()); err != nil {
 		return err
 	}
@@ -78,12 +75,12 @@ func addRemoteAPIServicesHook(s *server.GenericServer, sc *server.Config, c *Con
 		fn   server.PostStartHookFunc
 	}{
 		{"start-kube-aggregator-informers", func(hc server.PostStartHookContext) error {
-			regFactory.Start(hc.Context.Done())
-			kubeFactory.Start(hc.Context.Done())
+			regFactory.StartWithContext(hc.Context)
+			// The shared factory stops with the server (its own hook).
+			si.factory.StartWithContext(hc.Context)
 			go func() {
 				<-hc.Context.Done()
 				regFactory.Shutdown()
-				kubeFactory.Shutdown()
 			}()
 			return nil
 		}},

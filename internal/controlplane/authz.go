@@ -7,9 +7,14 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/internal/auth/authorizer"
 	"github.com/kapi-dev/kapi/internal/auth/authorizer/abac"
@@ -35,6 +40,9 @@ type authorization struct {
 	rbac      *rbac.Authorizer
 	client    kubernetes.Interface
 	informers informers.SharedInformerFactory
+	// lendable are the authorizer's informers, which the shared factory
+	// hands out as its own (fanoutFactory.lend).
+	lendable []lendableInformer
 	// seed writes the bootstrap data (the RBAC policy, the APF
 	// configuration) into fresh storage before the server serves; nil
 	// when it does not run. It lives here because authorization depends
@@ -80,14 +88,25 @@ func newAuthorization(c *Config, loopback *restclient.Config, m *apimetrics.Metr
 	a.informers = informers.NewSharedInformerFactory(cs, 0)
 	mc := modes.Config{Modes: a.modes, Instrument: m.AuthorizerDecisions}
 	if slices.Contains(a.modes, modes.ModeRBAC) {
-		if a.rbac, err = rbac.NewFromInformers(a.informers.Rbac().V1()); err != nil {
+		r := a.informers.Rbac().V1()
+		if a.rbac, err = rbac.NewFromInformers(r); err != nil {
 			return nil, err
 		}
 		mc.RBAC = a.rbac
+		gv := rbacv1.SchemeGroupVersion
+		a.lendable = append(a.lendable,
+			lendableInformer{gv.WithResource("roles"), &rbacv1.Role{}, r.Roles().Informer()},
+			lendableInformer{gv.WithResource("rolebindings"), &rbacv1.RoleBinding{}, r.RoleBindings().Informer()},
+			lendableInformer{gv.WithResource("clusterroles"), &rbacv1.ClusterRole{}, r.ClusterRoles().Informer()},
+			lendableInformer{gv.WithResource("clusterrolebindings"), &rbacv1.ClusterRoleBinding{}, r.ClusterRoleBindings().Informer()})
 	}
 	if slices.Contains(a.modes, modes.ModeNode) {
 		core := a.informers.Core().V1()
 		mc.Node = node.New(core.Pods(), core.PersistentVolumes(), bootstrappolicy.NodeRules())
+		gv := corev1.SchemeGroupVersion
+		a.lendable = append(a.lendable,
+			lendableInformer{gv.WithResource("pods"), &corev1.Pod{}, core.Pods().Informer()},
+			lendableInformer{gv.WithResource("persistentvolumes"), &corev1.PersistentVolume{}, core.PersistentVolumes().Informer()})
 	}
 	if slices.Contains(a.modes, modes.ModeABAC) {
 		ab, err := abac.NewFromFile(sec.AuthorizationPolicyFile)
@@ -112,6 +131,23 @@ func newAuthorization(c *Config, loopback *restclient.Config, m *apimetrics.Metr
 		return nil, err
 	}
 	return a, nil
+}
+
+// lendableInformer is one informer the authorizer runs.
+type lendableInformer struct {
+	gvr      schema.GroupVersionResource
+	obj      runtime.Object
+	informer cache.SharedIndexInformer
+}
+
+// lendInformers gives the shared factory the authorizer's informers, which
+// the hook start-authorization-informers starts, so that the controllers
+// and admission read the same caches rather than list and watch RBAC,
+// pods and persistent volumes a second time.
+func (a *authorization) lendInformers(si *sharedInformers) {
+	for _, l := range a.lendable {
+		si.factory.lend(l.gvr, l.obj, l.informer)
+	}
 }
 
 // addHooks starts the informers, reconciles the RBAC bootstrap policy

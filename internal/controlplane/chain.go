@@ -27,6 +27,9 @@ type chainDeps struct {
 	registry *prometheus.Registry
 	authn    *authentication
 	authz    *authorization
+	// informers is the server's shared factory: admission, the
+	// aggregator's service resolver and the controllers read it.
+	informers *sharedInformers
 	// rootCA verifies kapi's serving certificate; controllers publish it.
 	rootCA []byte
 	// ctx ends with Run: work started while building (the bootstrap seed) stops.
@@ -58,6 +61,12 @@ func serverChain(c *Config, sc *server.Config, deps chainDeps) (*server.GenericS
 	extensions, err := sc.New("apiextensions-apiserver", server.NewNotFoundDelegate())
 	if err != nil {
 		return nil, err
+	}
+	if deps.informers, err = newSharedInformers(sc.LoopbackClientConfig); err != nil {
+		return nil, err
+	}
+	if deps.authz != nil {
+		deps.authz.lendInformers(deps.informers)
 	}
 	core, in, err := newCoreServer(c, sc, deps, extensions)
 	if err != nil {
@@ -100,10 +109,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if deps.authn != nil {
 		deps.authn.objects.bind(storage.groups)
 	}
-	informers, err := newSharedInformers(sc.LoopbackClientConfig)
-	if err != nil {
-		return nil, nil, err
-	}
+	informers := deps.informers
 	chain, err := admissionChain(&admissionDeps{config: c, storage: storage, informers: informers, authz: deps.authz, scheme: scheme, metrics: sc.Metrics})
 	if err != nil {
 		return nil, nil, err

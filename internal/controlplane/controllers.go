@@ -55,12 +55,17 @@ func (cc *controllerContext) informerContext(ctx context.Context) context.Contex
 
 // client returns a protobuf clientset over the loopback config with the
 // given user agent, as kube-controller-manager gives each controller its
-// own client.
+// own client. Its group clients are built when first used
+// (lazyClientset): a controller uses a few of them.
 func (cc *controllerContext) client(userAgent string) (kubernetes.Interface, error) {
 	cfg := rest.CopyConfig(cc.loopback)
 	cfg.UserAgent = "kapi/" + userAgent
 	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	return kubernetes.NewForConfig(cfg)
+	cs, err := newLazyClientset(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return cs, nil
 }
 
 // recorder is the event recorder a controller reports as.

@@ -10,9 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/internal/auth/authenticator/bootstrap"
 	"github.com/kapi-dev/kapi/internal/controllers/bootstrapsigner"
+	informerfanout "github.com/kapi-dev/kapi/internal/controllers/fanout"
 	"github.com/kapi-dev/kapi/internal/controllers/tokencleaner"
 )
 
@@ -38,7 +40,9 @@ func (b *bootstrapTokens) get(ctx context.Context, cc *controllerContext) (corei
 			informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 				o.FieldSelector = fields.OneTermEqualSelector("type", string(corev1.SecretTypeBootstrapToken)).String()
 			}))
-		b.informer = f.Core().V1().Secrets()
+		// Both controllers add a handler: they share one registration.
+		secrets := f.Core().V1().Secrets()
+		b.informer = fanoutSecrets{SecretInformer: secrets, informer: informerfanout.New(secrets.Informer())}
 		go b.informer.Informer().RunWithContext(cc.informerContext(ctx))
 	})
 	if b.err == nil && b.informer == nil {
@@ -46,6 +50,15 @@ func (b *bootstrapTokens) get(ctx context.Context, cc *controllerContext) (corei
 	}
 	return b.informer, b.err
 }
+
+// fanoutSecrets is a Secret informer whose handlers share one
+// registration (internal/controllers/fanout).
+type fanoutSecrets struct {
+	coreinformers.SecretInformer
+	informer *informerfanout.Informer
+}
+
+func (s fanoutSecrets) Informer() cache.SharedIndexInformer { return s.informer }
 
 func startBootstrapSigner(ctx context.Context, cc *controllerContext) error {
 	client, err := cc.client("bootstrap-signer")

@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/restmapper"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/internal/controllers/garbagecollector"
 )
@@ -66,8 +68,28 @@ type serverTypedInformers struct {
 	ctx context.Context
 }
 
+// ForResource is the shared factory's informer of gvr; for APIServices
+// and CustomResourceDefinitions, the ones the aggregator and the
+// autoregister hook run, so that the collector does not watch them a
+// second time.
 func (s serverTypedInformers) ForResource(gvr schema.GroupVersionResource) (informers.GenericInformer, error) {
-	return s.cc.informers.factory.ForResource(gvr)
+	si := s.cc.informers
+	switch {
+	case gvr.Group == apiregistrationv1.GroupName && si.registration != nil:
+		return si.registration.ForResource(gvr)
+	case gvr.Group == apiextensionsv1.GroupName && si.extensions != nil:
+		return si.extensions.ForResource(gvr)
+	}
+	return si.factory.ForResource(gvr)
 }
 
-func (s serverTypedInformers) StartWithContext(context.Context) { s.cc.startInformers(s.ctx) }
+func (s serverTypedInformers) StartWithContext(context.Context) {
+	s.cc.startInformers(s.ctx)
+	si, ctx := s.cc.informers, s.cc.informerContext(s.ctx)
+	if si.registration != nil {
+		si.registration.StartWithContext(ctx)
+	}
+	if si.extensions != nil {
+		si.extensions.StartWithContext(ctx)
+	}
+}

@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
@@ -41,7 +40,7 @@ func (e *eventRecorders) init(ctx context.Context, loopback *rest.Config) error 
 		cfg := rest.CopyConfig(loopback)
 		cfg.UserAgent = "kapi/event-broadcaster"
 		cfg.ContentType = "application/vnd.kubernetes.protobuf"
-		client, err := kubernetes.NewForConfig(cfg)
+		client, err := newLazyClientset(cfg)
 		if err != nil {
 			e.err = err
 			return

@@ -63,7 +63,7 @@ func addFlowControlHooks(s *server.GenericServer, d *flowcontrol.Dispatcher, si 
 				return err
 			}
 		}
-		si.factory.Start(hc.Context.Done())
+		si.factory.StartWithContext(hc.Context)
 		go d.Run(hc.Context)
 		go func() {
 			ctx := hc.Context

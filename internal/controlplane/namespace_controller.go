@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/client-go/discovery"
 	coreinformers "k8s.io/client-go/informers/core/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
@@ -22,7 +21,7 @@ func newNamespaceController(loopback *rest.Config, namespaces coreinformers.Name
 	cfg.UserAgent = "kapi/namespace-controller"
 	protobuf := rest.CopyConfig(cfg)
 	protobuf.ContentType = "application/vnd.kubernetes.protobuf"
-	cs, err := kubernetes.NewForConfig(protobuf)
+	cs, err := newLazyClientset(protobuf)
 	if err != nil {
 		return nil, err
 	}

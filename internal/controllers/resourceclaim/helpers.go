@@ -119,16 +119,18 @@ func claimOwnerIndexFunc(obj any) ([]string, error) {
 }
 
 // uidSet remembers the last n UIDs added: the Pods known to be deleted,
-// whose reservations can go without asking the server.
+// whose reservations can go without asking the server. It grows as UIDs
+// come (an idle server deletes no Pod) up to n.
 type uidSet struct {
 	mu    sync.Mutex
+	n     int
 	set   map[types.UID]struct{}
 	order []types.UID
 	next  int
 }
 
 func newUIDSet(n int) *uidSet {
-	return &uidSet{set: make(map[types.UID]struct{}, n), order: make([]types.UID, 0, n)}
+	return &uidSet{n: max(n, 1), set: map[types.UID]struct{}{}}
 }
 
 func (s *uidSet) add(uid types.UID) {
@@ -137,7 +139,7 @@ func (s *uidSet) add(uid types.UID) {
 	if _, ok := s.set[uid]; ok {
 		return
 	}
-	if len(s.order) < cap(s.order) {
+	if len(s.order) < s.n {
 		s.order = append(s.order, uid)
 	} else {
 		delete(s.set, s.order[s.next])

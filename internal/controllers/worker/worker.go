@@ -33,14 +33,16 @@ func Run[T comparable](ctx context.Context, q workqueue.TypedRateLimitingInterfa
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		Elastic(n, q.Get, func(key T) { process(ctx, q, logger, syncFn, key) })
-	}()
+	// The queue shuts down when ctx ends (AfterFunc holds no goroutine
+	// until then), which ends Elastic once the work under way is done.
+	stop := context.AfterFunc(ctx, q.ShutDown)
+	defer stop()
+	Elastic(n, q.Get, func(key T) { process(ctx, q, logger, syncFn, key) })
+	// Someone else may have shut the queue down: Run still returns only
+	// once ctx ended, as it always has, and with the queue's shutdown
+	// complete (ShutDown again waits for the call under way).
 	<-ctx.Done()
 	q.ShutDown()
-	<-done
 }
 
 // Elastic is n workers, each looping "take an item with get, work it",

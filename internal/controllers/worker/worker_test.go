@@ -103,3 +103,33 @@ func TestRunBoundsWorkers(t *testing.T) {
 		t.Errorf("synced %d keys with at most %d at once, want %d with at most %d", synced, maxBusy, keys, n)
 	}
 }
+
+// TestRunShutsTheQueueDown: when ctx ends, Run returns with its queue
+// shut down and the work under way done.
+func TestRunShutsTheQueueDown(t *testing.T) {
+	q := NewQueue("test")
+	ctx, cancel := context.WithCancel(context.Background())
+	started, release := make(chan struct{}), make(chan struct{})
+	finished := false
+	q.Add("k")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Run(ctx, q, 1, nil, func(context.Context, string) error {
+			close(started)
+			<-release
+			finished = true
+			return nil
+		})
+	}()
+	<-started
+	cancel()
+	close(release)
+	<-done
+	if !q.ShuttingDown() {
+		t.Error("queue not shut down when Run returned")
+	}
+	if !finished {
+		t.Error("Run returned before the work under way was done")
+	}
+}
