@@ -171,7 +171,9 @@ func checkWatchAndUpgrade(t *testing.T, ctx context.Context, cfg *rest.Config) {
 	// The aggregator's informer may see the APIService Available a
 	// little after the test did: 503 until then.
 	var stream io.ReadCloser
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	// The stream outlives the poll, whose context ends when it returns:
+	// it is opened with the test's.
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 		var err error
 		stream, err = kubernetes.NewForConfigOrDie(cfg).CoreV1().RESTClient().Get().AbsPath(path).Param("watch", "true").Stream(ctx)
 		if apierrors.IsServiceUnavailable(err) {
