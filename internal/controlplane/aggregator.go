@@ -37,13 +37,11 @@ func newAggregatorServer(c *Config, sc *server.Config, deps chainDeps, core *ser
 		env.lookup, env.before = withAPIServices(env.lookup, storage), nil
 		deps.authz.apiServiceSeed = startBootstrapSeed(deps.ctx, env, apiServiceSeed(slices.Clone(in.installed)))
 	}
-	apiServices, err := newAggregatorInformers(sc.LoopbackClientConfig)
-	if err != nil {
+	if err := addAutoregisterHook(s, in.installed, deps.logger); err != nil {
 		return nil, err
 	}
-	// The controllers (the garbage collector) read APIServices from it too.
-	deps.informers.registration = apiServices.factory
-	if err := addAutoregisterHook(s, in.installed, apiServices, deps.informers, deps.logger); err != nil {
+	apiServices, err := newAggregatorInformers(sc.LoopbackClientConfig)
+	if err != nil {
 		return nil, err
 	}
 	if err := addRemoteAPIServicesHook(s, c, apiServices, deps.informers, deps.logger); err != nil {

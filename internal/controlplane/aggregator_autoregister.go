@@ -7,9 +7,12 @@ import (
 	"net/http"
 	"slices"
 
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiextensionsinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+	apiregistrationinformers "k8s.io/kube-aggregator/pkg/client/informers/externalversions"
 
 	"github.com/kapi-dev/kapi/internal/controllers/autoregister"
 	"github.com/kapi-dev/kapi/internal/server"
@@ -27,7 +30,7 @@ const autoregisterUserAgent = "kapi/autoregister"
 // health check "autoregister-completion" (on /healthz, /livez and
 // /readyz, as upstream's boot-sequence checks) passes once each built-in
 // one was seen Available.
-func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion, agg *aggregatorInformers, si *sharedInformers, logger *slog.Logger) error {
+func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion, logger *slog.Logger) error {
 	builtin = slices.Clone(builtin)
 	var names []string
 	for _, gv := range builtin {
@@ -46,18 +49,21 @@ func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion,
 		if err != nil {
 			return fmt.Errorf("apiregistration client: %w", err)
 		}
-		// The informers are the aggregator's APIServices and the shared
-		// CRDs, as upstream's hook reads the aggregator's and the
-		// extensions server's: one watch of each per server.
-		if _, err := agg.apiServices.Informer().AddEventHandler(completion.Handler()); err != nil {
+		extClient, err := apiextensionsclient.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("apiextensions client: %w", err)
+		}
+		regInformers := apiregistrationinformers.NewSharedInformerFactory(regClient, 0)
+		if _, err := regInformers.Apiregistration().V1().APIServices().Informer().AddEventHandler(completion.Handler()); err != nil {
 			return err
 		}
+		extInformers := apiextensionsinformers.NewSharedInformerFactory(extClient, 0)
 		log := logger.With("controller", "autoregister")
-		apiServices, err := autoregister.New(agg.apiServices, regClient.ApiregistrationV1(), log)
+		apiServices, err := autoregister.New(regInformers.Apiregistration().V1().APIServices(), regClient.ApiregistrationV1(), log)
 		if err != nil {
 			return err
 		}
-		crds, err := autoregister.NewCRDs(si.extensions.Apiextensions().V1().CustomResourceDefinitions(), apiServices, log)
+		crds, err := autoregister.NewCRDs(extInformers.Apiextensions().V1().CustomResourceDefinitions(), apiServices, log)
 		if err != nil {
 			return err
 		}
@@ -66,12 +72,15 @@ func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion,
 				apiServices.AddOnStart(s)
 			}
 		}
-		// Both factories stop with the server (the aggregator's and the
-		// shared informers' hooks).
 		ctx := hc.Context
-		agg.factory.StartWithContext(ctx)
-		si.extensions.StartWithContext(ctx)
+		regInformers.StartWithContext(ctx)
+		extInformers.StartWithContext(ctx)
 		go runAutoregister(ctx, apiServices, crds)
+		go func() {
+			<-ctx.Done()
+			regInformers.Shutdown()
+			extInformers.Shutdown()
+		}()
 		return nil
 	})
 }

@@ -3,7 +3,6 @@ package controlplane
 import (
 	"context"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -11,7 +10,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/restmapper"
-	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/internal/controllers/garbagecollector"
 )
@@ -68,28 +66,8 @@ type serverTypedInformers struct {
 	ctx context.Context
 }
 
-// ForResource is the shared factory's informer of gvr; for APIServices
-// and CustomResourceDefinitions, the ones the aggregator and the
-// autoregister hook run, so that the collector does not watch them a
-// second time.
 func (s serverTypedInformers) ForResource(gvr schema.GroupVersionResource) (informers.GenericInformer, error) {
-	si := s.cc.informers
-	switch {
-	case gvr.Group == apiregistrationv1.GroupName && si.registration != nil:
-		return si.registration.ForResource(gvr)
-	case gvr.Group == apiextensionsv1.GroupName && si.extensions != nil:
-		return si.extensions.ForResource(gvr)
-	}
-	return si.factory.ForResource(gvr)
+	return s.cc.informers.factory.ForResource(gvr)
 }
 
-func (s serverTypedInformers) StartWithContext(context.Context) {
-	s.cc.startInformers(s.ctx)
-	si, ctx := s.cc.informers, s.cc.informerContext(s.ctx)
-	if si.registration != nil {
-		si.registration.StartWithContext(ctx)
-	}
-	if si.extensions != nil {
-		si.extensions.StartWithContext(ctx)
-	}
-}
+func (s serverTypedInformers) StartWithContext(context.Context) { s.cc.startInformers(s.ctx) }

@@ -3,14 +3,11 @@ package controlplane
 import (
 	"sync"
 
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apiextensionsinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	apiregistrationinformers "k8s.io/kube-aggregator/pkg/client/informers/externalversions"
 
 	"github.com/kapi-dev/kapi/internal/server"
 )
@@ -26,12 +23,6 @@ type sharedInformers struct {
 	// asked for after the hook ran are started by startDynamic.
 	dynamicClient dynamic.Interface
 	dynamic       dynamicinformer.DynamicSharedInformerFactory
-	// extensions watches CustomResourceDefinitions for the autoregister
-	// hook and the garbage collector; registration is the aggregator's
-	// APIService factory (set when the aggregator is built). Each part
-	// starts them when it needs them.
-	extensions   apiextensionsinformers.SharedInformerFactory
-	registration apiregistrationinformers.SharedInformerFactory
 
 	mu   sync.Mutex
 	stop <-chan struct{} // set when the start hook ran
@@ -51,18 +42,11 @@ func newSharedInformers(loopback *rest.Config) (*sharedInformers, error) {
 	if err != nil {
 		return nil, err
 	}
-	extCfg := rest.CopyConfig(loopback)
-	extCfg.UserAgent = cfg.UserAgent
-	ext, err := apiextensionsclient.NewForConfig(extCfg)
-	if err != nil {
-		return nil, err
-	}
 	return &sharedInformers{
 		client:        client,
 		factory:       newFanoutFactory(informers.NewSharedInformerFactory(client, 0)),
 		dynamicClient: dyn,
 		dynamic:       dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
-		extensions:    apiextensionsinformers.NewSharedInformerFactory(ext, 0),
 	}, nil
 }
 
@@ -83,7 +67,6 @@ func (si *sharedInformers) addHook(s *server.GenericServer) error {
 			<-hc.Context.Done()
 			si.factory.Shutdown()
 			si.dynamic.Shutdown()
-			si.extensions.Shutdown()
 		}()
 		return nil
 	})
