@@ -25,13 +25,17 @@ func newOpenAPIService(scheme *runtime.Scheme) *openapi.Service {
 // built-in kinds. Building the converter of every kind costs tens of
 // milliseconds of CPU, most of a drop-in's start, while a server's
 // writes before it is ready (its bootstrap objects) touch a handful of
-// kinds. So until the full converter is built, each kind is converted by
-// a converter of that kind alone, built on its first use; warm builds the
-// full one in the background (the server calls it once ready), which then
-// serves every kind, and the per-kind ones are dropped. Both read the
-// same definitions, so a kind's typed value, and so its managed fields,
-// is the same either way. A process that already built the full
-// converter (a test binary's later servers) uses it from the start.
+// kinds. So until the full converter is built, a kind is converted by a
+// converter of that kind alone, built on its first use; warm builds the
+// full one in the background (the server calls it once ready), which
+// serves every kind first used after that. A kind keeps the converter it
+// started with: structured-merge-diff compares and merges only typed
+// values of the same schema, and a write converts the stored object and
+// the new one separately, so switching a kind's converter between the
+// two would fail the write. Both read the same definitions, so a kind's
+// typed value, and so its managed fields, is the same either way. A
+// process that already built the full converter (a test binary's later
+// servers) uses it from the start.
 type lazyTypeConverter struct {
 	once   sync.Once
 	build  func() (managedfields.TypeConverter, error)
@@ -84,9 +88,6 @@ func (l *lazyTypeConverter) get() managedfields.TypeConverter {
 			tc = managedfields.NewDeducedTypeConverter()
 		}
 		l.full.Store(&tc)
-		l.mu.Lock()
-		l.kinds = nil
-		l.mu.Unlock()
 		l.logger.Debug("built the server-side apply type converter", "duration", time.Since(start))
 	})
 	return *l.full.Load()
@@ -95,19 +96,16 @@ func (l *lazyTypeConverter) get() managedfields.TypeConverter {
 // warm builds the full converter in the background.
 func (l *lazyTypeConverter) warm() { go l.get() }
 
-// forKind returns the converter to use for gvk without building the full
-// one: the full one if built, else gvk's own; nil when neither exists.
+// forKind returns gvk's own converter if it has one, or makes it unless
+// the full one is built by then; nil when gvk is to use the full one.
 func (l *lazyTypeConverter) forKind(gvk schema.GroupVersionKind) managedfields.TypeConverter {
-	if tc := l.full.Load(); tc != nil {
-		return *tc
-	}
 	l.mu.Lock()
-	if l.kinds == nil { // the full one was built meanwhile
-		l.mu.Unlock()
-		return *l.full.Load()
-	}
 	k := l.kinds[gvk]
 	if k == nil {
+		if l.full.Load() != nil {
+			l.mu.Unlock()
+			return nil
+		}
 		k = &kindConverter{}
 		l.kinds[gvk] = k
 	}
