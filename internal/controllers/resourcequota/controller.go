@@ -132,9 +132,24 @@ func (rc *Controller) Replenish(gr schema.GroupResource, namespace string) {
 	for _, q := range quotas {
 		if len(e.MatchingResources(quota.ResourceNames(q.Status.Hard))) > 0 {
 			rc.enqueue(q)
+			// The recount compares with the quota as this controller's
+			// informer has it, and admission's charge of the object
+			// (a status write) can reach that informer after the
+			// object's deletion reached the source's: the recount then
+			// finds nothing to change, and the charge's own event is
+			// ignored (it changes no limit). Upstream is left to its
+			// next full resync, minutes later; a second recount a
+			// moment later gives the charge back once the informer has
+			// caught up.
+			if key, err := cache.MetaNamespaceKeyFunc(q); err == nil {
+				rc.queue.AddAfter(key, replenishRecheck)
+			}
 		}
 	}
 }
+
+// replenishRecheck is when a replenished quota is counted a second time.
+const replenishRecheck = time.Second
 
 // Run works until ctx ends.
 func (rc *Controller) Run(ctx context.Context, workers int) {
