@@ -55,8 +55,10 @@ type Backend struct {
 	closed  bool
 	// deferring is set between DeferInitialSync and WaitInitialSync:
 	// ForResource does not wait for a new cache's first list then, and
-	// the caches it created are pending until WaitInitialSync.
+	// the caches it created are pending until WaitInitialSync, which
+	// closes start to let them list.
 	deferring bool
+	start     chan struct{}
 	pending   []*Cacher
 
 	cancel context.CancelFunc
@@ -119,7 +121,11 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 	if _, ok := b.inner.(progressRequesting); ok {
 		progress = -1 // the backend asks for all caches
 	}
+	b.mu.Lock()
+	startAfter := b.start
+	b.mu.Unlock()
 	c, err := New(Config{
+		StartAfter:       startAfter,
 		Storage:          s,
 		ResourcePrefix:   cfg.ResourcePrefix,
 		NewFunc:          cfg.NewFunc,
@@ -165,23 +171,37 @@ func (b *Backend) awaitFirstList(ctx context.Context, c *Cacher) {
 }
 
 // DeferInitialSync makes ForResource return without waiting for the new
-// cache's first list, until WaitInitialSync. A server builds its 60-odd
-// caches that way before it serves: their lists run together instead of
-// one after another, and no client can write and watch before
-// WaitInitialSync.
+// cache's first list, and the new caches wait with that list until
+// WaitInitialSync. A server builds its 60-odd caches that way before it
+// serves: their lists run together instead of one after another, no
+// client can write and watch before WaitInitialSync, and the bootstrap
+// data the server writes meanwhile is in their lists.
+//
+// The last point matters on etcd: a watch that starts at an older
+// revision than etcd's current one is "unsynced" until etcd's catch-up
+// loop (every 100 ms) takes it, and etcd answers no progress request on
+// a stream while any of its watches is unsynced. The first consistent
+// reads (the informers' watch-lists) then waited up to 100 ms.
 func (b *Backend) DeferInitialSync() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.deferring = true
+	if !b.deferring {
+		b.deferring = true
+		b.start = make(chan struct{})
+	}
 }
 
-// WaitInitialSync waits for the first list of every cache ForResource
-// created since DeferInitialSync (each at most initialSyncTimeout, as
-// ForResource would have), then makes ForResource wait again.
+// WaitInitialSync lets the caches ForResource created since
+// DeferInitialSync list, and waits for their first lists (each at most
+// initialSyncTimeout, as ForResource would have); then ForResource waits
+// again.
 func (b *Backend) WaitInitialSync(ctx context.Context) {
 	b.mu.Lock()
 	pending := b.pending
-	b.pending, b.deferring = nil, false
+	if b.start != nil {
+		close(b.start)
+	}
+	b.pending, b.deferring, b.start = nil, false, nil
 	b.mu.Unlock()
 	for _, c := range pending {
 		b.awaitFirstList(ctx, c)

@@ -98,3 +98,70 @@ func cacheReady(s storage.Interface) bool {
 	_, ready, _ := s.(*Cacher).state.view()
 	return ready
 }
+
+// signalBackend hands out storages that report each list on listed.
+type signalBackend struct {
+	storage.Backend
+	listed chan string
+}
+
+func (b signalBackend) ForResource(cfg storage.ResourceConfig) (storage.Interface, error) {
+	s, err := b.Backend.ForResource(cfg)
+	return signalStorage{Interface: s, listed: b.listed}, err
+}
+
+type signalStorage struct {
+	storage.Interface
+	listed chan string
+}
+
+func (s signalStorage) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
+	s.listed <- key
+	return s.Interface.GetList(ctx, key, opts, listObj)
+}
+
+// A deferred cache lists only once WaitInitialSync is called, so what the
+// server wrote before (its bootstrap data) is in the list rather than
+// replayed by a watch that starts behind storage's revision.
+func TestDeferredCachesListOnlyAtWaitInitialSync(t *testing.T) {
+	inner := memory.New()
+	t.Cleanup(func() { _ = inner.Close() })
+	listed := make(chan string, 10)
+	b := cachedBackend(t, signalBackend{Backend: inner, listed: listed})
+
+	b.DeferInitialSync()
+	deferred := <-forResourceAsync(t, b, "/deferred")
+	select {
+	case key := <-listed:
+		t.Fatalf("the deferred cache listed %s before WaitInitialSync", key)
+	case <-time.After(50 * time.Millisecond):
+	}
+	b.WaitInitialSync(t.Context())
+	select {
+	case <-listed:
+	default:
+		t.Fatal("WaitInitialSync returned and the deferred cache had not listed")
+	}
+	if !cacheReady(deferred) {
+		t.Error("WaitInitialSync returned before the cache was ready")
+	}
+}
+
+// A deferred cache stopped before WaitInitialSync never lists, and Stop
+// does not hang.
+func TestDeferredCacheStoppedBeforeItLists(t *testing.T) {
+	inner := memory.New()
+	t.Cleanup(func() { _ = inner.Close() })
+	listed := make(chan string, 10)
+	b := cachedBackend(t, signalBackend{Backend: inner, listed: listed})
+
+	b.DeferInitialSync()
+	deferred := <-forResourceAsync(t, b, "/deferred")
+	deferred.(*Cacher).Stop()
+	b.WaitInitialSync(t.Context())
+	select {
+	case key := <-listed:
+		t.Fatalf("a stopped cache listed %s", key)
+	default:
+	}
+}

@@ -69,6 +69,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics records what the cache does; nil records nothing.
 	Metrics *metrics.WatchCache
+	// StartAfter, when not nil, holds the first list until it is closed
+	// (Backend.DeferInitialSync); reads go to Storage meanwhile.
+	StartAfter <-chan struct{}
 }
 
 // Cacher is a storage.Interface served from memory. See the package doc.
@@ -153,7 +156,18 @@ func New(cfg Config) (*Cacher, error) {
 	c.progress = newProgressRequester(cfg.Storage, cfg.ProgressInterval, logger, c.goTracked)
 	c.metrics.Capacity(cfg.HistorySize)
 	c.wg.Add(2)
-	go func() { defer c.wg.Done(); c.runReflector(ctx) }()
+	go func() {
+		defer c.wg.Done()
+		if cfg.StartAfter != nil {
+			select {
+			case <-cfg.StartAfter:
+			case <-ctx.Done():
+				c.markSynced()
+				return
+			}
+		}
+		c.runReflector(ctx)
+	}()
 	go func() { defer c.wg.Done(); c.dispatcher.run(ctx) }()
 	c.progress.start(ctx)
 	return c, nil
