@@ -103,9 +103,9 @@ func TestGenerateSigningKeyPersistsAndReuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rsaKey, ok := first.(*rsa.PrivateKey)
-	if !ok || rsaKey.N.BitLen() != 2048 {
-		t.Fatalf("generated %T, want an RSA 2048 key", first)
+	ecKey, ok := first.(*ecdsa.PrivateKey)
+	if !ok || ecKey.Curve != elliptic.P256() {
+		t.Fatalf("generated %T, want an ECDSA P-256 key", first)
 	}
 	info, err := os.Stat(path)
 	if err != nil {
@@ -118,7 +118,7 @@ func TestGenerateSigningKeyPersistsAndReuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rsaKey.Equal(second) {
+	if !ecKey.Equal(second) {
 		t.Error("a second start generated a new key instead of reusing the kept one")
 	}
 	// a corrupt kept key is an error, not silently replaced
