@@ -25,6 +25,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/registry/flowcontrol/ensurer"
 	registryrest "github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/storage/etcd3"
 )
 
 // A fresh cluster gets its bootstrap data from post-start hooks that
@@ -130,33 +131,27 @@ func seed(ctx context.Context, env seedEnv, sets []seedSet) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	// In parallel: on etcd each create waits for a commit, and concurrent
-	// ones share it.
-	next := make(chan seedObject)
-	errs := make([]error, seedWorkers)
+	// All at once, in a few shared commits on etcd (see
+	// etcd3.CreateBatch): no watch sees the seed's writes, as the watch
+	// caches list only after it. Each create would otherwise wait for a
+	// raft commit of its own, and an fsync with it.
+	batch := &etcd3.CreateBatch{}
+	ctx = etcd3.WithCreateBatch(ctx, batch)
+	errs := make([]error, len(objs))
 	var wg sync.WaitGroup
-	for i := range seedWorkers {
+	for i, o := range objs {
+		batch.Join()
 		wg.Go(func() {
-			for o := range next {
-				if err := w.create(ctx, o); err != nil && errs[i] == nil {
-					errs[i] = err
-				}
-			}
+			defer batch.Leave(ctx)
+			errs[i] = w.create(ctx, o)
 		})
 	}
-	for _, o := range objs {
-		next <- o
-	}
-	close(next)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return false, err
 	}
 	return true, nil
 }
-
-// seedWorkers is how many creates the seed has in flight.
-const seedWorkers = 8
 
 // storageIsEmpty reports whether no object of resources is stored. It
 // lists them all at once: on etcd each list is a round trip.

@@ -86,6 +86,11 @@ func (k *etcdKV) Revision(ctx context.Context) (int64, error) {
 }
 
 func (k *etcdKV) Put(ctx context.Context, key string, value []byte, expected int64) (int64, *kvstore.KeyValue, bool, error) {
+	if expected == 0 {
+		if b := createBatchFrom(ctx); b != nil {
+			return b.create(ctx, k, key, value)
+		}
+	}
 	return k.txn(ctx, key, expected, clientv3.OpPut(k.key(key), string(value)))
 }
 
