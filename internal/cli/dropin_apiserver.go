@@ -103,8 +103,8 @@ func newKubeAPIServerCommand(o *kubeAPIServerOptions) *cobra.Command {
 			// A second signal exits at once; the temporary data
 			// directory goes with it.
 			ctx := signalContext(logger, cleanup)
-			defer o.startMemoryLimit(logger)()
 			cfg := o.Config()
+			defer o.startMemoryLimit(logger, cfg)()
 			cfg.Logger = logger
 			cfg.Verbosity = verbosity
 			cfg.Out = cmd.OutOrStdout()

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"log/slog"
 
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/internal/controlplane"
 	"github.com/kapi-dev/kapi/internal/memlimit"
 )
 
@@ -31,9 +34,18 @@ func (o *memoryOptions) validate() []error {
 	return nil
 }
 
-// startMemoryLimit applies the limit to this process until stop is called.
-// It is not part of the server's Config: the limit is process-wide, and
-// servers a test starts in-process must leave it alone.
-func (o *memoryOptions) startMemoryLimit(logger *slog.Logger) (stop func()) {
+// startMemoryLimit applies the limit to this process until stop is called,
+// and the start-up collector target until cfg's server is ready. Neither
+// is part of the server's Config: both are process-wide, and servers a
+// test starts in-process must leave them alone.
+func (o *memoryOptions) startMemoryLimit(logger *slog.Logger, cfg *controlplane.Config) (stop func()) {
+	started := memlimit.StartupCollector()
+	ready := cfg.Ready
+	cfg.Ready = func(c *rest.Config) {
+		started()
+		if ready != nil {
+			ready(c)
+		}
+	}
 	return memlimit.Start(o.limit, logger)
 }

@@ -35,8 +35,8 @@ Kubernetes API on https://127.0.0.1:6443.`,
 			}
 			logger, verbosity := newRuntimeLogger(opts.Verbosity)
 			ctx := signalContext(logger)
-			defer opts.startMemoryLimit(logger)()
 			cfg := opts.Config()
+			defer opts.startMemoryLimit(logger, cfg)()
 			cfg.Logger = logger
 			cfg.Verbosity = verbosity
 			cfg.Out = cmd.OutOrStdout()

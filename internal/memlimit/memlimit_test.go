@@ -3,6 +3,7 @@ package memlimit
 import (
 	"log/slog"
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -177,4 +178,35 @@ func waitForLimit(t *testing.T, where string, ok func(int64) bool) {
 		}
 	}
 	t.Fatalf("limit = %d after 100 collections, want it %s the first", debug.SetMemoryLimit(-1), where)
+}
+
+func TestStartupCollector(t *testing.T) {
+	t.Setenv("GOGC", "")
+	if err := os.Unsetenv("GOGC"); err != nil {
+		t.Fatal(err)
+	}
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+
+	ready := StartupCollector()
+	if got := debug.SetGCPercent(startupGCPercent); got != startupGCPercent {
+		t.Errorf("while starting the GC percent is %d, want %d", got, startupGCPercent)
+	}
+	ready()
+	ready()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("once ready the GC percent is %d, want 100 back", got)
+	}
+}
+
+func TestStartupCollectorLeavesGOGC(t *testing.T) {
+	t.Setenv("GOGC", "150")
+	prev := debug.SetGCPercent(150)
+	defer debug.SetGCPercent(prev)
+
+	ready := StartupCollector()
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("with GOGC set the GC percent became %d, want 150 left alone", got)
+	}
+	ready()
 }
