@@ -120,10 +120,16 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	}
 	oapi := newOpenAPIService(scheme)
 	typeConverter := newOpenAPITypeConverter(oapi, logger)
-	// The full converter is built once the server is ready: until then
-	// each kind written gets a converter of its own (see
+	// The full converter is built a second after the server is ready:
+	// until then each kind written gets a converter of its own (see
 	// lazyTypeConverter).
-	deps.whenReady(typeConverter.warm)
+	deps.whenReady(func() {
+		ctx := deps.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		typeConverter.warm(ctx)
+	})
 	if deps.authz != nil && sc.AuditBackend == nil && deps.ctx != nil {
 		var sets []seedSet
 		if deps.authz.rbac != nil {

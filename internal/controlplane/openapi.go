@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -27,8 +28,8 @@ func newOpenAPIService(scheme *runtime.Scheme) *openapi.Service {
 // writes before it is ready (its bootstrap objects) touch a handful of
 // kinds. So until the full converter is built, a kind is converted by a
 // converter of that kind alone, built on its first use; warm builds the
-// full one in the background (the server calls it once ready), which
-// serves every kind first used after that. A kind keeps the converter it
+// full one in the background (the server calls it once ready; it waits
+// warmDelay), which serves every kind first used after that. A kind keeps the converter it
 // started with: structured-merge-diff compares and merges only typed
 // values of the same schema, and a write converts the stored object and
 // the new one separately, so switching a kind's converter between the
@@ -93,8 +94,22 @@ func (l *lazyTypeConverter) get() managedfields.TypeConverter {
 	return *l.full.Load()
 }
 
-// warm builds the full converter in the background.
-func (l *lazyTypeConverter) warm() { go l.get() }
+// warmDelay is how long after ready the full converter is built: not
+// in the first moments, when a test's or envtest's first requests
+// compete for the CPU, and not at all by a server that stops before
+// (a test's; a process builds it once for all its servers). Kinds first
+// used before get converters of their own.
+const warmDelay = time.Second
+
+// warm builds the full converter warmDelay from now, unless ctx ends.
+func (l *lazyTypeConverter) warm(ctx context.Context) {
+	t := time.AfterFunc(warmDelay, func() {
+		if ctx.Err() == nil {
+			l.get()
+		}
+	})
+	context.AfterFunc(ctx, func() { t.Stop() })
+}
 
 // forKind returns gvk's own converter if it has one, or makes it unless
 // the full one is built by then; nil when gvk is to use the full one.
