@@ -12,6 +12,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kapi-dev/kapi/internal/bench/stats"
 )
 
 // cpuTime is the CPU time the process used so far (user and system): on
@@ -40,27 +42,34 @@ func listNamespaces(b testing.TB, s *Server) {
 // cpu-ms is the CPU time of the process per start.
 func BenchmarkStart(b *testing.B) {
 	var cpu time.Duration
+	var walls []time.Duration
 	for b.Loop() {
-		c0 := cpuTime(b)
+		c0, t0 := cpuTime(b), time.Now()
 		s := StartServer(b)
 		listNamespaces(b, s)
+		walls = append(walls, time.Since(t0))
 		cpu += cpuTime(b) - c0
 		b.StopTimer()
 		s.Stop()
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(stats.Median(walls).Microseconds())/1000, "p50-ms")
 }
 
 // BenchmarkStop measures Stop of a memory server that answered a client.
 func BenchmarkStop(b *testing.B) {
+	var walls []time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		s := StartServer(b)
 		listNamespaces(b, s)
 		b.StartTimer()
+		t0 := time.Now()
 		s.Stop()
+		walls = append(walls, time.Since(t0))
 	}
+	b.ReportMetric(float64(stats.Median(walls).Microseconds())/1000, "p50-ms")
 }
 
 // BenchmarkServerMemory reports, with one server running, the process's

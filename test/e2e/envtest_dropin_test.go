@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/kapi-dev/kapi/internal/bench/stats"
 	"github.com/kapi-dev/kapi/test/e2e/framework"
 )
 
@@ -117,7 +118,7 @@ func TestEnvtestDropIn(t *testing.T) {
 // assets; start-ms and stop-ms are per start/stop cycle.
 func BenchmarkEnvtestDropIn(b *testing.B) {
 	assets := dropInAssets(b)
-	var startTotal, stopTotal time.Duration
+	var starts, stops []time.Duration
 	for b.Loop() {
 		env := &envtest.Environment{BinaryAssetsDirectory: assets}
 		t0 := time.Now()
@@ -128,9 +129,19 @@ func BenchmarkEnvtestDropIn(b *testing.B) {
 		if err := env.Stop(); err != nil {
 			b.Fatal(err)
 		}
-		startTotal += t1.Sub(t0)
-		stopTotal += time.Since(t1)
+		starts = append(starts, t1.Sub(t0))
+		stops = append(stops, time.Since(t1))
 	}
-	b.ReportMetric(float64(startTotal.Milliseconds())/float64(b.N), "start-ms")
-	b.ReportMetric(float64(stopTotal.Milliseconds())/float64(b.N), "stop-ms")
+	b.ReportMetric(meanMillis(starts), "start-ms")
+	b.ReportMetric(meanMillis(stops), "stop-ms")
+	b.ReportMetric(float64(stats.Median(starts).Microseconds())/1000, "start-p50-ms")
+	b.ReportMetric(float64(stats.Median(stops).Microseconds())/1000, "stop-p50-ms")
+}
+
+func meanMillis(ds []time.Duration) float64 {
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return float64(sum.Microseconds()) / 1000 / float64(max(len(ds), 1))
 }
