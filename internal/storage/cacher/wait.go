@@ -121,13 +121,15 @@ func (c *Cacher) waitReady(ctx context.Context) bool {
 }
 
 // progressRequester asks the underlying storage for progress
-// notifications: every progressRequestInterval while requests wait for the
-// cache, and every idle interval otherwise (when enabled). Without an idle
+// notifications: when a request starts waiting for the cache and every
+// progressRequestInterval while requests wait, and every idle interval
+// otherwise (when enabled). Without an idle
 // interval (a Backend asks for all its caches) it has a goroutine only
 // while requests wait: a server has some 60 caches, nearly always caught up.
 type progressRequester struct {
-	storage storage.Interface
-	idle    time.Duration // <= 0: only while requests wait
+	storage  storage.Interface
+	idle     time.Duration // <= 0: only while requests wait
+	interval time.Duration // between asks while requests wait
 	logger  *slog.Logger
 	wake    chan struct{} // with idle > 0: signalled when the first waiter arrives
 	// spawn runs a goroutine the cache's Stop waits for; false once the
@@ -140,7 +142,7 @@ type progressRequester struct {
 }
 
 func newProgressRequester(s storage.Interface, idle time.Duration, logger *slog.Logger, spawn func(func()) bool) *progressRequester {
-	return &progressRequester{storage: s, idle: idle, logger: logger, wake: make(chan struct{}, 1), spawn: spawn}
+	return &progressRequester{storage: s, idle: idle, interval: progressRequestInterval, logger: logger, wake: make(chan struct{}, 1), spawn: spawn}
 }
 
 // start begins the idle requests, if there are any to make.
@@ -154,17 +156,16 @@ func (p *progressRequester) waiting(ctx context.Context, delta int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.waiters += delta
-	if delta < 0 || p.waiters != 1 {
+	if delta < 0 {
 		return
 	}
-	if p.idle > 0 {
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
-		return
+	// Every new waiter gets an ask that starts after it arrived: the
+	// revision it waits for may be newer than the last ask's answer.
+	select {
+	case p.wake <- struct{}{}:
+	default:
 	}
-	if !p.asking {
+	if p.idle <= 0 && !p.asking {
 		p.asking = p.spawn(func() { p.askWhileWaiting(ctx) })
 	}
 }
@@ -175,8 +176,8 @@ func (p *progressRequester) hasWaiters() bool {
 	return p.waiters > 0
 }
 
-// askWhileWaiting asks at once, then every progressRequestInterval until
-// no request waits or ctx ends.
+// askWhileWaiting asks at once, then whenever a request starts waiting,
+// and every interval until no request waits or ctx ends.
 func (p *progressRequester) askWhileWaiting(ctx context.Context) {
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -188,6 +189,7 @@ func (p *progressRequester) askWhileWaiting(ctx context.Context) {
 			p.mu.Unlock()
 			return
 		case <-t.C:
+		case <-p.wake:
 		}
 		p.mu.Lock()
 		if p.waiters == 0 {
@@ -197,7 +199,7 @@ func (p *progressRequester) askWhileWaiting(ctx context.Context) {
 		}
 		p.mu.Unlock()
 		p.ask(ctx)
-		t.Reset(progressRequestInterval)
+		t.Reset(p.interval)
 	}
 }
 
@@ -206,28 +208,30 @@ func (p *progressRequester) askWhileWaiting(ctx context.Context) {
 func (p *progressRequester) run(ctx context.Context) {
 	t := time.NewTicker(p.idle)
 	defer t.Stop()
+	w := time.NewTimer(p.interval)
+	defer w.Stop()
 	for {
-		if !p.hasWaiters() {
-			select {
-			case <-ctx.Done():
-				return
-			case <-p.wake:
-			case <-t.C:
-			}
-		} else {
-			w := time.NewTimer(progressRequestInterval)
-			select {
-			case <-ctx.Done():
-				w.Stop()
-				return
-			case <-w.C:
-			}
+		waitC := t.C
+		if p.hasWaiters() {
+			w.Reset(p.interval)
+			waitC = w.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		case <-waitC:
 		}
 		p.ask(ctx)
 	}
 }
 
+// ask asks once; it answers every kick that came before it.
 func (p *progressRequester) ask(ctx context.Context) {
+	select {
+	case <-p.wake:
+	default:
+	}
 	if err := p.storage.RequestWatchProgress(ctx); err != nil && ctx.Err() == nil {
 		p.logger.Debug("progress request failed", "err", err)
 	}
