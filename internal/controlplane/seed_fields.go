@@ -58,6 +58,12 @@ func withManagedFields(gvk schema.GroupVersionKind, manager string, so seedObjec
 	if e != nil && equality.Semantic.DeepEqual(e.in, obj) {
 		return stampManagedFields(e.out.DeepCopyObject()), nil
 	}
+	if e == nil {
+		if out, ok := fromSeedFieldsTable(key, obj); ok {
+			seededFields.Store(key, &seedFieldsEntry{src: so.obj, in: obj, out: out.DeepCopyObject()})
+			return out, nil
+		}
+	}
 	in := obj.DeepCopyObject()
 	out, err := compute(obj)
 	if err != nil {
