@@ -135,4 +135,3 @@ func seedFieldsTableRows() (map[string]seedFieldsRow, error) {
 	})
 	return rows, err
 }
-

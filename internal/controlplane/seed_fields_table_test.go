@@ -3,10 +3,10 @@ package controlplane
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
-	"slices"
 	"flag"
+	"maps"
 	"os"
+	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/equality"
