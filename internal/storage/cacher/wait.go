@@ -131,7 +131,7 @@ type progressRequester struct {
 	idle     time.Duration // <= 0: only while requests wait
 	interval time.Duration // between asks while requests wait
 	logger   *slog.Logger
-	wake     chan struct{} // with idle > 0: signalled when the first waiter arrives
+	wake     chan struct{} // signalled when a request starts waiting
 	// spawn runs a goroutine the cache's Stop waits for; false once the
 	// cache is stopped.
 	spawn func(func()) bool
