@@ -120,17 +120,22 @@ func (s signalStorage) GetList(ctx context.Context, key string, opts storage.Lis
 	return s.Interface.GetList(ctx, key, opts, listObj)
 }
 
-// A deferred cache lists only once WaitInitialSync is called, so what the
-// server wrote before (its bootstrap data) is in the list rather than
-// replayed by a watch that starts behind storage's revision.
-func TestDeferredCachesListOnlyAtWaitInitialSync(t *testing.T) {
+// deferredCache is a cache made between DeferInitialSync and
+// WaitInitialSync on memory, whose storage reports its lists on listed.
+func deferredCache(t *testing.T) (*Backend, storage.Interface, chan string) {
 	inner := memory.New()
 	t.Cleanup(func() { _ = inner.Close() })
 	listed := make(chan string, 10)
 	b := cachedBackend(t, signalBackend{Backend: inner, listed: listed})
-
 	b.DeferInitialSync()
-	deferred := <-forResourceAsync(t, b, "/deferred")
+	return b, <-forResourceAsync(t, b, "/deferred"), listed
+}
+
+// A deferred cache lists only once WaitInitialSync is called, so what the
+// server wrote before (its bootstrap data) is in the list rather than
+// replayed by a watch that starts behind storage's revision.
+func TestDeferredCachesListOnlyAtWaitInitialSync(t *testing.T) {
+	b, deferred, listed := deferredCache(t)
 	select {
 	case key := <-listed:
 		t.Fatalf("the deferred cache listed %s before WaitInitialSync", key)
@@ -150,13 +155,7 @@ func TestDeferredCachesListOnlyAtWaitInitialSync(t *testing.T) {
 // A deferred cache stopped before WaitInitialSync never lists, and Stop
 // does not hang.
 func TestDeferredCacheStoppedBeforeItLists(t *testing.T) {
-	inner := memory.New()
-	t.Cleanup(func() { _ = inner.Close() })
-	listed := make(chan string, 10)
-	b := cachedBackend(t, signalBackend{Backend: inner, listed: listed})
-
-	b.DeferInitialSync()
-	deferred := <-forResourceAsync(t, b, "/deferred")
+	b, deferred, listed := deferredCache(t)
 	deferred.(*Cacher).Stop()
 	b.WaitInitialSync(t.Context())
 	select {
