@@ -138,7 +138,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 		sets = append(sets, flowControlSeed)
 		// Overlaps the rest of the build (it needs only the storage and
 		// the type converter); Run waits for it before serving.
-		env := seedEnv{lookup: storage.lookup, scheme: scheme, tc: typeConverter, before: storage.ensureSystemNamespaces}
+		env := seedEnv{lookup: storage.lookup, scheme: scheme, tc: typeConverter, before: storage.ensureSystemNamespaces, ready: deps.storage.awaitReady}
 		deps.authz.seedEnv = &env
 		deps.authz.seed = startBootstrapSeed(deps.ctx, env, sets...)
 	}

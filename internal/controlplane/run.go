@@ -62,10 +62,10 @@ func Run(ctx context.Context, c *Config) error {
 		taken time.Duration
 	}
 	backendCh := make(chan backendResult, 1)
+	storageStart := time.Now()
 	go func() {
-		start := time.Now()
 		h, err := openBackend(ctx, c, storageMetrics, logger)
-		backendCh <- backendResult{h, err, time.Since(start)}
+		backendCh <- backendResult{h, err, time.Since(storageStart)}
 	}()
 	signingKey := loadSigningKey(c)
 	// Run never returns with the key still being made.
@@ -83,7 +83,7 @@ func Run(ctx context.Context, c *Config) error {
 	if err != nil {
 		return err
 	}
-	logger.Info("storage ready", "backend", c.StorageBackend, "took", br.taken)
+	logger.Debug("storage opened", "backend", c.StorageBackend, "took", br.taken)
 
 	scheme := runtime.NewScheme()
 	if err := install.InstallAll(scheme); err != nil {
@@ -193,6 +193,12 @@ func Run(ctx context.Context, c *Config) error {
 	}
 	fmt.Fprintf(out, "Admin kubeconfig: %s\n", kubeconfigPath)
 
+	// The embedded etcd elects itself while the server is built.
+	if err := br.h.awaitReady(ctx); err != nil {
+		listener.Close()
+		return err
+	}
+	logger.Info("storage ready", "backend", c.StorageBackend, "took", time.Since(storageStart))
 	// Nothing may watch while the bootstrap data is seeded (see seed.go).
 	authz.awaitSeed()
 	if br.h.awaitCaches != nil {

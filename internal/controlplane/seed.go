@@ -88,6 +88,8 @@ type seedEnv struct {
 	// before, when set, runs once the storage was found fresh, before
 	// the objects are written.
 	before func(context.Context) error
+	// ready, when set, waits until storage serves.
+	ready func(context.Context) error
 }
 
 // startBootstrapSeed seeds sets in the background; the caller waits on
@@ -109,6 +111,11 @@ func seed(ctx context.Context, env seedEnv, sets []seedSet) (bool, error) {
 	resources := admissionResources
 	for _, set := range sets {
 		resources = append(resources[:len(resources):len(resources)], set.resources...)
+	}
+	if env.ready != nil {
+		if err := env.ready(ctx); err != nil {
+			return false, err
+		}
 	}
 	fresh, err := storageIsEmpty(ctx, env.lookup, resources)
 	if err != nil || !fresh {

@@ -43,6 +43,18 @@ type storageHandle struct {
 	// while the server was built (see cacher.Backend.DeferInitialSync);
 	// nil without a watch cache.
 	awaitCaches func(context.Context)
+	// ready, when set, waits until the backend serves: the embedded etcd
+	// elects itself while the server is built. Nothing may use the
+	// backend before it returned nil.
+	ready func(context.Context) error
+}
+
+// awaitReady waits until the backend serves.
+func (h *storageHandle) awaitReady(ctx context.Context) error {
+	if h.ready == nil {
+		return nil
+	}
+	return h.ready(ctx)
 }
 
 func (h *storageHandle) close() error { return h.closeFn() }
@@ -87,6 +99,7 @@ func openStore(ctx context.Context, c *Config, m *metrics.Metrics, logger *slog.
 	opts := etcd3.Options{Prefix: c.EtcdPrefix, Logger: logger, Metrics: m, Transformers: transformers}
 	var client *clientv3.Client
 	var closeClient func() error
+	var ready func(context.Context) error
 	if len(c.EtcdServers) > 0 {
 		var err error
 		client, err = etcd3.NewClient(etcd3.ClientConfig{
@@ -100,17 +113,23 @@ func openStore(ctx context.Context, c *Config, m *metrics.Metrics, logger *slog.
 		closeClient = client.Close
 	} else {
 		dir := filepath.Join(c.DataDir, "etcd")
-		srv, err := embedded.StartWithOptions(ctx, embedded.Options{Dir: dir, Logger: logger, ClientDialOptions: c.etcdDialOptions(), UnsafeNoFsync: c.EmbeddedEtcdUnsafeNoFsync})
+		srv, err := embedded.Launch(ctx, embedded.Options{Dir: dir, Logger: logger, ClientDialOptions: c.etcdDialOptions(), UnsafeNoFsync: c.EmbeddedEtcdUnsafeNoFsync})
 		if err != nil {
 			return nil, fmt.Errorf("starting embedded etcd in %s: %w", dir, err)
 		}
 		client, closeClient = srv.Client(), srv.Close
+		ready = func(ctx context.Context) error {
+			if err := srv.WaitReady(ctx); err != nil {
+				return fmt.Errorf("starting embedded etcd in %s: %w", dir, err)
+			}
+			return nil
+		}
 	}
 	b := etcd3.NewWithOptions(client, opts)
 	// Compaction keeps etcd's history bounded; several API servers on one
 	// etcd take turns through the compact_rev_key.
 	stopCompactor := etcd3.StartCompactor(context.Background(), client, c.EtcdCompactionInterval, logger.With("component", "compactor"))
-	return &storageHandle{backend: b, etcd: client, prefix: c.EtcdPrefix,
+	return &storageHandle{backend: b, etcd: client, prefix: c.EtcdPrefix, ready: ready,
 		closeFn: func() error {
 			stopCompactor()
 			return errors.Join(b.Close(), closeClient())

@@ -56,6 +56,9 @@ type Server struct {
 	endpoints []string
 	closeOnce sync.Once
 	closeErr  error
+	// ready closes once etcd serves (readyErr nil) or failed to start.
+	ready    chan struct{}
+	readyErr error
 }
 
 // Start runs etcd with its data in dir and waits until it serves. ctx bounds
@@ -66,6 +69,23 @@ func Start(ctx context.Context, dir string, logger *slog.Logger) (*Server, error
 
 // StartWithOptions runs etcd as opts says and waits until it serves.
 func StartWithOptions(ctx context.Context, opts Options) (*Server, error) {
+	s, err := Launch(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.WaitReady(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Launch runs etcd as opts says without waiting for it to serve, which a
+// single member does once it has elected itself (20-40 ms): the caller
+// can build what does not touch storage meanwhile. The client must not
+// be used before WaitReady returned nil; a watch would be refused for
+// want of a leader.
+func Launch(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("embedded etcd: no data directory")
 	}
@@ -79,17 +99,17 @@ func StartWithOptions(ctx context.Context, opts Options) (*Server, error) {
 	// take one in between; try again with new ports when that happens.
 	if len(opts.ListenClientURLs) > 0 {
 		// The caller chose the ports; a conflict is theirs to handle.
-		e, err := startEtcd(ctx, opts)
+		e, err := startEtcd(opts)
 		if err != nil {
 			return nil, err
 		}
-		return connect(e, opts)
+		return connect(ctx, e, opts)
 	}
 	var lastErr error
 	for range 3 {
-		e, err := startEtcd(ctx, opts)
+		e, err := startEtcd(opts)
 		if err == nil {
-			return connect(e, opts)
+			return connect(ctx, e, opts)
 		}
 		lastErr = err
 		if !strings.Contains(err.Error(), "address already in use") {
@@ -99,8 +119,9 @@ func StartWithOptions(ctx context.Context, opts Options) (*Server, error) {
 	return nil, lastErr
 }
 
-// startEtcd starts etcd on fresh loopback ports and waits for it to be ready.
-func startEtcd(ctx context.Context, opts Options) (*embed.Etcd, error) {
+// startEtcd starts etcd on fresh loopback ports (or the options'); it
+// serves once its ReadyNotify fires.
+func startEtcd(opts Options) (*embed.Etcd, error) {
 	ports, err := FreePorts(2)
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd: %w", err)
@@ -165,20 +186,12 @@ func startEtcd(ctx context.Context, opts Options) (*embed.Etcd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd: %w", err)
 	}
-	select {
-	case <-e.Server.ReadyNotify():
-		return e, nil
-	case err := <-e.Err():
-		e.Close()
-		return nil, fmt.Errorf("embedded etcd: %w", err)
-	case <-ctx.Done():
-		e.Close()
-		return nil, fmt.Errorf("embedded etcd: %w", ctx.Err())
-	}
+	return e, nil
 }
 
-// connect opens a client to a ready etcd.
-func connect(e *embed.Etcd, opts Options) (*Server, error) {
+// connect opens a client to a started etcd and follows its start: ready
+// closes when it serves, fails, stops or ctx ends.
+func connect(ctx context.Context, e *embed.Etcd, opts Options) (*Server, error) {
 	endpoints := make([]string, 0, len(e.Clients))
 	for _, l := range e.Clients {
 		endpoints = append(endpoints, "http://"+l.Addr().String())
@@ -193,7 +206,30 @@ func connect(e *embed.Etcd, opts Options) (*Server, error) {
 		e.Close()
 		return nil, fmt.Errorf("embedded etcd: client: %w", err)
 	}
-	return &Server{etcd: e, client: client, endpoints: endpoints}, nil
+	s := &Server{etcd: e, client: client, endpoints: endpoints, ready: make(chan struct{})}
+	go func() {
+		defer close(s.ready)
+		select {
+		case <-e.Server.ReadyNotify():
+		case err := <-e.Err():
+			s.readyErr = fmt.Errorf("embedded etcd: %w", err)
+		case <-e.Server.StopNotify():
+			s.readyErr = errors.New("embedded etcd: stopped before it served")
+		case <-ctx.Done():
+			s.readyErr = fmt.Errorf("embedded etcd: %w", ctx.Err())
+		}
+	}()
+	return s, nil
+}
+
+// WaitReady waits until etcd serves, and says why when it never will.
+func (s *Server) WaitReady(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return s.readyErr
+	case <-ctx.Done():
+		return fmt.Errorf("embedded etcd: %w", ctx.Err())
+	}
 }
 
 // FreePorts finds n distinct free loopback ports. Another process may take

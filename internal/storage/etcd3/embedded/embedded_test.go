@@ -81,3 +81,40 @@ func BenchmarkStart(b *testing.B) {
 		}
 	}
 }
+
+// Launch returns before etcd serves; once WaitReady returned nil the
+// client works, and WaitReady keeps answering.
+func TestLaunchThenWaitReady(t *testing.T) {
+	s, err := Launch(t.Context(), Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for range 2 {
+		if err := s.WaitReady(t.Context()); err != nil {
+			t.Fatalf("WaitReady: %v", err)
+		}
+	}
+	if _, err := s.Client().Put(t.Context(), "/registry/launched", "v"); err != nil {
+		t.Fatalf("Put after WaitReady: %v", err)
+	}
+}
+
+// A server closed before it served reports that to its waiters instead
+// of leaving them waiting.
+func TestWaitReadyAfterClose(t *testing.T) {
+	s, err := Launch(context.Background(), Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.WaitReady(ctx) }()
+	select {
+	case <-done: // nil if it served before Close, an error otherwise
+	case <-ctx.Done():
+		t.Fatal("WaitReady did not return after Close")
+	}
+}
