@@ -2,7 +2,9 @@ package controlplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,14 +56,21 @@ var systemNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem,
 // an earlier start made them), and a create refused as AlreadyExists
 // costs an etcd round trip, several times per start.
 func (cs *coreStorage) ensureSystemNamespaces(ctx context.Context) error {
-	for _, name := range systemNamespaces {
-		if _, err := cs.namespaces.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"}); err == nil {
-			continue
-		}
-		_, err := cs.namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating namespace %s: %w", name, err)
-		}
+	// All at once: on etcd concurrent creates share a commit (and its
+	// fsync) where one after another each waited for its own.
+	errs := make([]error, len(systemNamespaces))
+	var wg sync.WaitGroup
+	for i, name := range systemNamespaces {
+		wg.Go(func() {
+			if _, err := cs.namespaces.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"}); err == nil {
+				return
+			}
+			_, err := cs.namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
+			if err != nil && !apierrors.IsAlreadyExists(err) {
+				errs[i] = fmt.Errorf("creating namespace %s: %w", name, err)
+			}
+		})
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
