@@ -7,6 +7,8 @@ import (
 	"net"
 	"time"
 
+	schedulingv1client "k8s.io/client-go/kubernetes/typed/scheduling/v1"
+
 	"github.com/kapi-dev/kapi/internal/controllers/bootstrap"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/registry/scheduling/priorityclass"
@@ -28,24 +30,18 @@ func (cs *coreStorage) lookup(group, path string) rest.Storage {
 // addFlowControlHooks'), and the kubernetes service with its endpoints (kept by a
 // controller, as kube-apiserver's bootstrap controller does).
 func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, logger *slog.Logger) error {
-	creater := func(group, path string) rest.Creater {
-		r, _ := cs.lookup(group, path).(rest.Creater)
-		return r
-	}
-	hooks := []struct {
-		name string
-		fn   func(context.Context) error
-	}{
-		{"scheduling/bootstrap-system-priority-classes", func(ctx context.Context) error {
-			return retry(ctx, func() error {
-				return priorityclass.EnsureSystemPriorityClasses(ctx, creater("scheduling.k8s.io", "priorityclasses"))
-			})
-		}},
-	}
-	for _, h := range hooks {
-		if err := s.AddPostStartHook(h.name, func(hc server.PostStartHookContext) error { return h.fn(hc.Context) }); err != nil {
+	// Through the loopback client, as upstream: a fresh cluster has them
+	// from the seed already (priorityclass_seed.go).
+	if err := s.AddPostStartHook("scheduling/bootstrap-system-priority-classes", func(hc server.PostStartHookContext) error {
+		client, err := schedulingv1client.NewForConfig(hc.LoopbackClientConfig)
+		if err != nil {
 			return err
 		}
+		return retry(hc.Context, func() error {
+			return priorityclass.EnsureSystemPriorityClasses(hc.Context, client.PriorityClasses())
+		})
+	}); err != nil {
+		return err
 	}
 
 	storage := func(path string) bootstrap.Storage {

@@ -135,7 +135,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 		if deps.authz.rbac != nil {
 			sets = append(sets, rbacSeed)
 		}
-		sets = append(sets, flowControlSeed)
+		sets = append(sets, flowControlSeed, priorityClassSeed)
 		// Overlaps the rest of the build (it needs only the storage and
 		// the type converter); Run waits for it before serving.
 		env := seedEnv{lookup: storage.lookup, scheme: scheme, tc: typeConverter, before: storage.ensureSystemNamespaces, ready: deps.storage.awaitReady}

@@ -9,6 +9,7 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -207,14 +208,15 @@ type seedKind struct {
 // seedKinds are the kinds a seed writes: their resource, and the field
 // manager of the hook that would have created them.
 func seedKinds() map[schema.GroupVersionKind]seedTarget {
-	rbacManager := handlers.ManagerFromUserAgent(rest.DefaultKubernetesUserAgent())
+	loopbackManager := handlers.ManagerFromUserAgent(rest.DefaultKubernetesUserAgent())
 	rbac := rbacv1.SchemeGroupVersion
 	fc := flowcontrolv1.SchemeGroupVersion
 	return map[schema.GroupVersionKind]seedTarget{
-		rbac.WithKind("ClusterRole"):                                {"clusterroles", rbacManager},
-		rbac.WithKind("ClusterRoleBinding"):                         {"clusterrolebindings", rbacManager},
-		rbac.WithKind("Role"):                                       {"roles", rbacManager},
-		rbac.WithKind("RoleBinding"):                                {"rolebindings", rbacManager},
+		rbac.WithKind("ClusterRole"):                                {"clusterroles", loopbackManager},
+		rbac.WithKind("ClusterRoleBinding"):                         {"clusterrolebindings", loopbackManager},
+		rbac.WithKind("Role"):                                       {"roles", loopbackManager},
+		rbac.WithKind("RoleBinding"):                                {"rolebindings", loopbackManager},
+		schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"):   {"priorityclasses", loopbackManager},
 		fc.WithKind("FlowSchema"):                                   {"flowschemas", ensurer.FieldManager},
 		fc.WithKind("PriorityLevelConfiguration"):                   {"prioritylevelconfigurations", ensurer.FieldManager},
 		apiregistrationv1.SchemeGroupVersion.WithKind("APIService"): {"apiservices", handlers.ManagerFromUserAgent(autoregisterUserAgent)},

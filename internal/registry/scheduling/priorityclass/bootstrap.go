@@ -6,23 +6,27 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	schedulingv1client "k8s.io/client-go/kubernetes/typed/scheduling/v1"
 
 	kapischedulingv1 "github.com/kapi-dev/kapi/internal/apis/scheduling/v1"
-	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
 
 // EnsureSystemPriorityClasses creates system-node-critical and
-// system-cluster-critical through creater (the priorityclasses storage),
-// as kube-apiserver's scheduling/bootstrap-system-priority-classes hook
-// does. Classes that already exist are left as they are. It makes one
-// attempt; a caller that runs it as a post-start hook retries on error.
-func EnsureSystemPriorityClasses(ctx context.Context, creater rest.Creater) error {
+// system-cluster-critical through client (the loopback client), as
+// kube-apiserver's scheduling/bootstrap-system-priority-classes hook
+// does: through the API, so defaults and managed fields are a create's.
+// Classes that already exist are left as they are. It makes one attempt;
+// a caller that runs it as a post-start hook retries on error.
+func EnsureSystemPriorityClasses(ctx context.Context, client schedulingv1client.PriorityClassInterface) error {
 	for _, pc := range kapischedulingv1.SystemPriorityClasses() {
-		// Upstream creates them through a client, so the API defaults
-		// apply; the store does not default.
-		kapischedulingv1.SetDefaultsPriorityClass(pc)
-		_, err := creater.Create(ctx, pc, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
+		_, err := client.Get(ctx, pc.Name, metav1.GetOptions{})
+		if err == nil {
+			continue
+		}
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("reading PriorityClass %s: %w", pc.Name, err)
+		}
+		if _, err := client.Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating PriorityClass %s: %w", pc.Name, err)
 		}
 	}

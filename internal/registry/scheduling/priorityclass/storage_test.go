@@ -11,7 +11,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/fake"
 
+	kapischedulingv1 "github.com/kapi-dev/kapi/internal/apis/scheduling/v1"
 	"github.com/kapi-dev/kapi/internal/registry/registrytest"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 )
@@ -97,9 +99,23 @@ func TestValueImmutable(t *testing.T) {
 func TestSystemPriorityClasses(t *testing.T) {
 	r := newREST(t)
 	ctx := context.Background()
+	client := fake.NewClientset().SchedulingV1().PriorityClasses()
 	for range 2 { // a second run finds them and succeeds
-		if err := EnsureSystemPriorityClasses(ctx, r); err != nil {
+		if err := EnsureSystemPriorityClasses(ctx, client); err != nil {
 			t.Fatalf("EnsureSystemPriorityClasses: %v", err)
+		}
+	}
+	made, err := client.List(ctx, metav1.ListOptions{})
+	if err != nil || len(made.Items) != 2 {
+		t.Fatalf("created %v (%v), want the two system classes", made, err)
+	}
+	// Stored as the API server would store them: defaulted by the
+	// handler (the store does not default), protected by the store.
+	for _, pc := range made.Items {
+		pc.ResourceVersion = ""
+		kapischedulingv1.SetDefaultsPriorityClass(&pc)
+		if _, err := r.Create(ctx, &pc, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil {
+			t.Fatalf("storing %s: %v", pc.Name, err)
 		}
 	}
 	obj, err := r.Get(ctx, "system-node-critical", &metav1.GetOptions{})
