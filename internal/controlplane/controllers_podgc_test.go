@@ -3,11 +3,16 @@ package controlplane
 import (
 	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/kapi-dev/kapi/internal/controllers/podgc"
 )
 
 // TestPodGCThroughTheServer: a terminating Pod that was never scheduled
@@ -15,9 +20,13 @@ import (
 // upstream's) and force-deleted by the pod garbage collector's next pass
 // (every 20 s); a finalizer keeps it visible to the test.
 func TestPodGCThroughTheServer(t *testing.T) {
+	// The collector passes at start and then every 20 s of its clock:
+	// the test moves that clock once the pod waits for a pass.
+	gcClock := testingclock.NewFakeClock(time.Now())
 	s := startConfiguredServer(t, "podgc", func(c *Config) {
 		c.Controllers = []string{"podgc"}
 		c.Security.DisableAdmissionPlugins = []string{"ServiceAccount"}
+		c.controllerClocks = map[string]clock.WithTicker{"pod-garbage-collector-controller": gcClock}
 	})
 	ctx := context.Background()
 	pods := s.client.CoreV1().Pods("default")
@@ -33,6 +42,9 @@ func TestPodGCThroughTheServer(t *testing.T) {
 	}
 	// Force-deleted: the grace period drops to 0.
 	poll(t, "the unscheduled terminating pod marked Failed and force-deleted", func(ctx context.Context) (bool, error) {
+		if gcClock.HasWaiters() {
+			gcClock.Step(podgc.CheckPeriod)
+		}
 		got, err := pods.Get(ctx, "stuck", metav1.GetOptions{})
 		return err == nil && got.Status.Phase == corev1.PodFailed &&
 			got.DeletionGracePeriodSeconds != nil && *got.DeletionGracePeriodSeconds == 0, err

@@ -22,7 +22,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -50,7 +49,7 @@ type Controller struct {
 	nodes     corelisters.NodeLister
 	synced    []cache.InformerSynced
 	threshold int
-	clock     clock.PassiveClock
+	clock     clock.Clock
 	logger    *slog.Logger
 
 	// quarantine holds the Nodes Pods are bound to that the informer does
@@ -62,7 +61,7 @@ type Controller struct {
 
 // New returns the collector over the shared Pod and Node informers;
 // threshold <= 0 leaves terminated Pods alone, as upstream.
-func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes coreinformers.NodeInformer, threshold int, clk clock.PassiveClock, logger *slog.Logger) *Controller {
+func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes coreinformers.NodeInformer, threshold int, clk clock.Clock, logger *slog.Logger) *Controller {
 	return &Controller{
 		client: client, pods: pods.Lister(), nodes: nodes.Lister(),
 		synced:    []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced},
@@ -71,12 +70,22 @@ func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes core
 	}
 }
 
-// Run collects every CheckPeriod until ctx ends.
+// Run collects at once, then CheckPeriod (on the controller's clock)
+// after each pass, until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return
 	}
-	wait.UntilWithContext(ctx, c.GC, CheckPeriod)
+	for {
+		c.GC(ctx)
+		t := c.clock.NewTimer(CheckPeriod)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		}
+	}
 }
 
 // GC is one pass over the cached Pods and Nodes.
