@@ -199,9 +199,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err := addAuthenticationInfoHooks(s, c, deps.clientCA, logger); err != nil {
 		return nil, nil, err
 	}
-	controllersReady := make(chan struct{})
-	deps.whenReady(func() { close(controllersReady) })
-	if err := addControllerHooks(s, c, controllerDeps{informers: informers, logger: logger, rootCA: deps.rootCA, ready: controllersReady}); err != nil {
+	if err := addControllerHooks(s, c, controllerDeps{informers: informers, logger: logger, rootCA: deps.rootCA}); err != nil {
 		return nil, nil, err
 	}
 	if err := addSimulationHook(s, c, controllerDeps{informers: informers, logger: logger}); err != nil {

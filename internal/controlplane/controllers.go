@@ -126,8 +126,6 @@ type controllerDeps struct {
 	informers *sharedInformers
 	logger    *slog.Logger
 	rootCA    []byte
-	// ready closes when the server is ready; nil starts at once.
-	ready <-chan struct{}
 }
 
 // addControllerHooks starts each controller enabled by --controllers in a
@@ -152,47 +150,26 @@ func addControllerHooks(s *server.GenericServer, c *Config, deps controllerDeps)
 		}
 		ctrl := ctrl
 		if err := s.AddPostStartHook("start-"+ctrl.name, func(hc server.PostStartHookContext) error {
+			start := time.Now()
 			if err := recorders.init(hc.Context, hc.LoopbackClientConfig); err != nil {
 				return err
 			}
 			logger := deps.logger.With("controller", ctrl.name)
-			run := func() error {
-				start := time.Now()
-				return gate.run(hc, ctrl.name, func(ctx context.Context) error {
-					defer func() { logger.Debug("controller started", "took", time.Since(start)) }()
-					return ctrl.start(ctx, &controllerContext{
-						config:          c,
-						loopback:        hc.LoopbackClientConfig,
-						informers:       deps.informers,
-						logger:          logger,
-						rootCA:          deps.rootCA,
-						events:          recorders,
-						clock:           c.controllerClock(ctrl.name),
-						tokenSecrets:    secrets,
-						bootstrapTokens: bootTokens,
-						serverCtx:       hc.Context,
-					})
+			return gate.run(hc, ctrl.name, func(ctx context.Context) error {
+				defer func() { logger.Debug("controller started", "took", time.Since(start)) }()
+				return ctrl.start(ctx, &controllerContext{
+					config:          c,
+					loopback:        hc.LoopbackClientConfig,
+					informers:       deps.informers,
+					logger:          logger,
+					rootCA:          deps.rootCA,
+					events:          recorders,
+					clock:           c.controllerClock(ctrl.name),
+					tokenSecrets:    secrets,
+					bootstrapTokens: bootTokens,
+					serverCtx:       hc.Context,
 				})
-			}
-			if deps.ready == nil {
-				return run()
-			}
-			// The controllers start once the server is ready, as
-			// kube-controller-manager waits for the API server's health:
-			// before, their first lists and watches only slowed the hooks
-			// /readyz waits for. A controller that fails to start does not
-			// hold readiness back, as upstream's do not.
-			go func() {
-				select {
-				case <-deps.ready:
-				case <-hc.Context.Done():
-					return
-				}
-				if err := run(); err != nil && hc.Context.Err() == nil {
-					logger.Error("starting the controller failed", "err", err)
-				}
-			}()
-			return nil
+			})
 		}); err != nil {
 			return err
 		}
