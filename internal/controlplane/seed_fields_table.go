@@ -21,7 +21,8 @@ import (
 // compute them, most of the seed. An entry is used only for an object
 // whose defaulted form hashes as it did when the table was written, so
 // a changed bootstrap object is computed again; TestSeedFieldsTable
-// fails when the table is stale and rewrites it with -update.
+// fails when the table is stale and rewrites it with
+// -update-seed-fields.
 //
 //go:embed seed_fields.json
 var seedFieldsJSON []byte
@@ -97,41 +98,4 @@ func fromSeedFieldsTable(key seedFieldsKey, in runtime.Object) (runtime.Object, 
 	}
 	m.SetManagedFields(entries)
 	return stampManagedFields(out), true
-}
-
-// seedFieldsTableRows is the table for what the process seeded: every
-// remembered object without an apply whose computed result is its input
-// with managed fields added.
-func seedFieldsTableRows() (map[string]seedFieldsRow, error) {
-	rows := map[string]seedFieldsRow{}
-	var err error
-	seededFields.Range(func(k, v any) bool {
-		key, e := k.(seedFieldsKey), v.(*seedFieldsEntry)
-		tk, ok := key.tableKey()
-		if !ok {
-			return true
-		}
-		h, ok := objectHash(e.in)
-		if !ok {
-			err = fmt.Errorf("%s has no protobuf encoding", tk)
-			return false
-		}
-		m, aerr := meta.Accessor(e.out)
-		if aerr != nil {
-			err = aerr
-			return false
-		}
-		entries := make([]metav1.ManagedFieldsEntry, 0, len(m.GetManagedFields()))
-		for _, me := range m.GetManagedFields() {
-			if me.Manager != key.manager {
-				err = fmt.Errorf("%s: managed fields of %q, want only the create's by %q", tk, me.Manager, key.manager)
-				return false
-			}
-			me.Time, me.Manager = nil, ""
-			entries = append(entries, me)
-		}
-		rows[tk] = seedFieldsRow{Hash: h, ManagedFields: entries}
-		return true
-	})
-	return rows, err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"maps"
 	"os"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -147,4 +149,41 @@ func sameRow(t *testing.T, a, b seedFieldsRow) bool {
 		t.Fatal(err)
 	}
 	return bytes.Equal(ja, jb)
+}
+
+// seedFieldsTableRows is the table for what the process seeded: every
+// remembered object without an apply whose computed result is its input
+// with managed fields added.
+func seedFieldsTableRows() (map[string]seedFieldsRow, error) {
+	rows := map[string]seedFieldsRow{}
+	var err error
+	seededFields.Range(func(k, v any) bool {
+		key, e := k.(seedFieldsKey), v.(*seedFieldsEntry)
+		tk, ok := key.tableKey()
+		if !ok {
+			return true
+		}
+		h, ok := objectHash(e.in)
+		if !ok {
+			err = fmt.Errorf("%s has no protobuf encoding", tk)
+			return false
+		}
+		m, aerr := meta.Accessor(e.out)
+		if aerr != nil {
+			err = aerr
+			return false
+		}
+		entries := make([]metav1.ManagedFieldsEntry, 0, len(m.GetManagedFields()))
+		for _, me := range m.GetManagedFields() {
+			if me.Manager != key.manager {
+				err = fmt.Errorf("%s: managed fields of %q, want only the create's by %q", tk, me.Manager, key.manager)
+				return false
+			}
+			me.Time, me.Manager = nil, ""
+			entries = append(entries, me)
+		}
+		rows[tk] = seedFieldsRow{Hash: h, ManagedFields: entries}
+		return true
+	})
+	return rows, err
 }
