@@ -45,7 +45,7 @@ func benchChain(b *testing.B, disable ...string) admission.Chain {
 		b.Fatal(err)
 	}
 	client := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}})
-	si := &sharedInformers{client: client, factory: newFanoutFactory(informers.NewSharedInformerFactory(client, 0))}
+	si := &sharedInformers{client: client, factory: newFanoutFactory(informers.NewSharedInformerFactory(client, 0), nil)}
 	chain, err := admissionChain(&admissionDeps{config: c, storage: storage, informers: si, scheme: scheme})
 	if err != nil {
 		b.Fatal(err)

@@ -23,7 +23,7 @@ func TestResourceAdmissionFactories(t *testing.T) {
 	eventConfig := []byte("apiVersion: eventratelimit.admission.k8s.io/v1alpha1\nkind: Configuration\nlimits:\n- type: Server\n  qps: 10\n  burst: 10\n")
 	deps := func(authz bool, config []byte) *admissionDeps {
 		d := &admissionDeps{
-			informers:    &sharedInformers{client: client, factory: newFanoutFactory(informers.NewSharedInformerFactory(client, 0))},
+			informers:    &sharedInformers{client: client, factory: newFanoutFactory(informers.NewSharedInformerFactory(client, 0), nil)},
 			pluginConfig: func(string) ([]byte, error) { return config, nil },
 		}
 		if authz {

@@ -37,7 +37,7 @@ func TestWebhookAdmissionKubeconfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			client := fake.NewClientset()
 			d := &admissionDeps{
-				informers:       &sharedInformers{client: client, factory: newFanoutFactory(informers.NewSharedInformerFactory(client, 0))},
+				informers:       &sharedInformers{client: client, factory: newFanoutFactory(informers.NewSharedInformerFactory(client, 0), nil)},
 				serviceResolver: &endpointResolver{},
 				pluginConfig:    func(string) ([]byte, error) { return []byte(tt.config), nil },
 			}

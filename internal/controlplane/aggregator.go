@@ -37,10 +37,10 @@ func newAggregatorServer(c *Config, sc *server.Config, deps chainDeps, core *ser
 		env.lookup, env.before = withAPIServices(env.lookup, storage), nil
 		deps.authz.apiServiceSeed = startBootstrapSeed(deps.ctx, env, apiServiceSeed(slices.Clone(in.installed)))
 	}
-	if err := addAutoregisterHook(s, in.installed, deps.logger); err != nil {
+	if err := addAutoregisterHook(s, in.installed, deps.local, deps.logger); err != nil {
 		return nil, err
 	}
-	apiServices, err := newAggregatorInformers(sc.LoopbackClientConfig)
+	apiServices, err := newAggregatorInformers(sc.LoopbackClientConfig, deps.local)
 	if err != nil {
 		return nil, err
 	}

@@ -8,13 +8,18 @@ import (
 	"slices"
 
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
+	apiextensionsinterfaces "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions/internalinterfaces"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	apiregistrationinformers "k8s.io/kube-aggregator/pkg/client/informers/externalversions"
+	apiregistrationinterfaces "k8s.io/kube-aggregator/pkg/client/informers/externalversions/internalinterfaces"
 
 	"github.com/kapi-dev/kapi/internal/controllers/autoregister"
+	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 	"github.com/kapi-dev/kapi/internal/server"
 	"github.com/kapi-dev/kapi/internal/server/healthz"
 )
@@ -30,7 +35,7 @@ const autoregisterUserAgent = "kapi/autoregister"
 // health check "autoregister-completion" (on /healthz, /livez and
 // /readyz, as upstream's boot-sequence checks) passes once each built-in
 // one was seen Available.
-func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion, logger *slog.Logger) error {
+func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion, local *inprocess.Resources, logger *slog.Logger) error {
 	builtin = slices.Clone(builtin)
 	var names []string
 	for _, gv := range builtin {
@@ -54,10 +59,12 @@ func addAutoregisterHook(s *server.GenericServer, builtin []schema.GroupVersion,
 			return fmt.Errorf("apiextensions client: %w", err)
 		}
 		regInformers := apiregistrationinformers.NewSharedInformerFactory(regClient, 0)
+		preferInProcess[apiregistrationclient.Interface, apiregistrationinterfaces.NewInformerFunc](regInformers, local, "", nil, &apiregistrationv1.APIService{})
 		if _, err := regInformers.Apiregistration().V1().APIServices().Informer().AddEventHandler(completion.Handler()); err != nil {
 			return err
 		}
 		extInformers := apiextensionsinformers.NewSharedInformerFactory(extClient, 0)
+		preferInProcess[apiextensionsclient.Interface, apiextensionsinterfaces.NewInformerFunc](extInformers, local, "", nil, &apiextensionsv1.CustomResourceDefinition{})
 		log := logger.With("controller", "autoregister")
 		apiServices, err := autoregister.New(regInformers.Apiregistration().V1().APIServices(), regClient.ApiregistrationV1(), log)
 		if err != nil {

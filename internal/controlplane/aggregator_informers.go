@@ -2,10 +2,13 @@ package controlplane
 
 import (
 	"k8s.io/client-go/rest"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 	apiregistrationinformers "k8s.io/kube-aggregator/pkg/client/informers/externalversions"
 	apiregistrationinformersv1 "k8s.io/kube-aggregator/pkg/client/informers/externalversions/apiregistration/v1"
+	apiregistrationinterfaces "k8s.io/kube-aggregator/pkg/client/informers/externalversions/internalinterfaces"
 
+	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 	"github.com/kapi-dev/kapi/internal/server"
 )
 
@@ -20,7 +23,7 @@ type aggregatorInformers struct {
 	apiServices apiregistrationinformersv1.APIServiceInformer
 }
 
-func newAggregatorInformers(loopback *rest.Config) (*aggregatorInformers, error) {
+func newAggregatorInformers(loopback *rest.Config, local *inprocess.Resources) (*aggregatorInformers, error) {
 	cfg := rest.CopyConfig(loopback)
 	cfg.UserAgent = "kapi/kube-aggregator"
 	client, err := apiregistrationclient.NewForConfig(cfg)
@@ -28,6 +31,7 @@ func newAggregatorInformers(loopback *rest.Config) (*aggregatorInformers, error)
 		return nil, err
 	}
 	factory := apiregistrationinformers.NewSharedInformerFactory(client, 0)
+	preferInProcess[apiregistrationclient.Interface, apiregistrationinterfaces.NewInformerFunc](factory, local, "", nil, &apiregistrationv1.APIService{})
 	apiServices := factory.Apiregistration().V1().APIServices()
 	apiServices.Informer() // known to the factory before it starts
 	return &aggregatorInformers{client: client, factory: factory, apiServices: apiServices}, nil

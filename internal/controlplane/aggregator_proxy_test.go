@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	clientretry "k8s.io/client-go/util/retry"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	v1helper "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
@@ -263,8 +264,17 @@ func TestAggregatorProxy(t *testing.T) {
 	// again at once on a change of the APIService), and its group
 	// version gets 503.
 	a.Close()
-	got.Labels = map[string]string{"touched": "yes"}
-	if _, err := reg.ApiregistrationV1().APIServices().Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+	// The availability controller may write the status meanwhile.
+	err = clientretry.RetryOnConflict(clientretry.DefaultRetry, func() error {
+		cur, err := reg.ApiregistrationV1().APIServices().Get(ctx, got.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Labels = map[string]string{"touched": "yes"}
+		_, err = reg.ApiregistrationV1().APIServices().Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {

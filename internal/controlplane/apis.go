@@ -15,6 +15,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/endpoints"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
+	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 	"github.com/kapi-dev/kapi/internal/endpoints/openapi"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/server"
@@ -36,6 +37,9 @@ type apiInstaller struct {
 	// installed are the group versions installed so far, in order: the
 	// aggregator registers a local APIService for each.
 	installed []schema.GroupVersion
+	// local is bound every resource installed, for the server's
+	// in-process informers; nil when there are none.
+	local *inprocess.Resources
 }
 
 // install serves every version of g on s and announces it in discovery.
@@ -52,6 +56,9 @@ func (in *apiInstaller) install(s *server.GenericServer, g rest.APIGroupInfo) er
 			MinRequestTimeout:   in.minRequestTimeout,
 			Logger:              in.logger,
 			TypeConverter:       in.typeConverter,
+		}
+		if in.local != nil {
+			in.local.Bind(gv, g.Storage[v])
 		}
 		h, resources, err := agv.Install()
 		if err != nil {

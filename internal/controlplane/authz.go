@@ -25,6 +25,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/auth/authorizer/webhook"
 	"github.com/kapi-dev/kapi/internal/controllers/clusterroleaggregation"
 	"github.com/kapi-dev/kapi/internal/controllers/rbacbootstrap"
+	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 	apimetrics "github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/server"
 )
@@ -68,7 +69,7 @@ func (a *authorization) awaitSeed() {
 // newAuthorization builds the modes in order, behind the system:masters
 // bypass, over informers that start with the server; m counts each mode's
 // decisions.
-func newAuthorization(c *Config, loopback *restclient.Config, m *apimetrics.Metrics) (*authorization, error) {
+func newAuthorization(c *Config, loopback *restclient.Config, m *apimetrics.Metrics, local *inprocess.Resources) (*authorization, error) {
 	sec := &c.Security
 	a := &authorization{modes: sec.authorizationModes()}
 	if err := modes.Validate(a.modes, sec.AuthorizationPolicyFile, sec.AuthorizationWebhookConfigFile); err != nil {
@@ -86,6 +87,9 @@ func newAuthorization(c *Config, loopback *restclient.Config, m *apimetrics.Metr
 	}
 	a.client = cs
 	a.informers = informers.NewSharedInformerFactory(cs, 0)
+	preferInProcessTyped(a.informers, local, "", nil,
+		&rbacv1.Role{}, &rbacv1.RoleBinding{}, &rbacv1.ClusterRole{}, &rbacv1.ClusterRoleBinding{},
+		&corev1.Pod{}, &corev1.PersistentVolume{})
 	mc := modes.Config{Modes: a.modes, Instrument: m.AuthorizerDecisions}
 	if slices.Contains(a.modes, modes.ModeRBAC) {
 		r := a.informers.Rbac().V1()

@@ -11,6 +11,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/admission"
 	"github.com/kapi-dev/kapi/internal/endpoints/discovery"
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/responsewriters"
+	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 	"github.com/kapi-dev/kapi/internal/server"
 	sadiscovery "github.com/kapi-dev/kapi/internal/serviceaccount/discovery"
 	"github.com/kapi-dev/kapi/internal/storage/metrics"
@@ -27,6 +28,9 @@ type chainDeps struct {
 	registry *prometheus.Registry
 	authn    *authentication
 	authz    *authorization
+	// local feeds the server's informers from its storage; the API
+	// installer binds every resource it installs.
+	local *inprocess.Resources
 	// informers is the server's shared factory: admission, the
 	// aggregator's service resolver and the controllers read it.
 	informers *sharedInformers
@@ -62,7 +66,7 @@ func serverChain(c *Config, sc *server.Config, deps chainDeps) (*server.GenericS
 	if err != nil {
 		return nil, err
 	}
-	if deps.informers, err = newSharedInformers(sc.LoopbackClientConfig); err != nil {
+	if deps.informers, err = newSharedInformers(sc.LoopbackClientConfig, deps.local); err != nil {
 		return nil, err
 	}
 	if deps.authz != nil {
@@ -152,6 +156,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 		discovery:         discovery.NewManager(discovery.Options{Logger: logger}),
 		openapi:           oapi,
 		typeConverter:     typeConverter,
+		local:             deps.local,
 	}
 	for _, g := range storage.groups {
 		if err := in.install(s, g); err != nil {

@@ -35,11 +35,12 @@ func (b *bootstrapTokens) get(ctx context.Context, cc *controllerContext) (corei
 			b.err = err
 			return
 		}
+		tweak := func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("type", string(corev1.SecretTypeBootstrapToken)).String()
+		}
 		f := informers.NewSharedInformerFactoryWithOptions(client, 0,
-			informers.WithNamespace(bootstrap.Namespace),
-			informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-				o.FieldSelector = fields.OneTermEqualSelector("type", string(corev1.SecretTypeBootstrapToken)).String()
-			}))
+			informers.WithNamespace(bootstrap.Namespace), informers.WithTweakListOptions(tweak))
+		preferInProcessTyped(f, cc.informers.factory.local, bootstrap.Namespace, tweak, &corev1.Secret{})
 		// Both controllers add a handler: they share one registration.
 		secrets := f.Core().V1().Secrets()
 		b.informer = fanoutSecrets{SecretInformer: secrets, informer: informerfanout.New(secrets.Informer())}

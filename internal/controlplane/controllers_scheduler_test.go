@@ -110,7 +110,7 @@ func TestSchedulerThroughTheServer(t *testing.T) {
 // will, on its own informers and event broadcaster.
 func startTestScheduler(t *testing.T, ctx context.Context, restCfg *rest.Config) {
 	t.Helper()
-	si, err := newSharedInformers(restCfg)
+	si, err := newSharedInformers(restCfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,9 +79,11 @@ func (t *tokenSecrets) get(ctx context.Context, cc *controllerContext) (cache.Sh
 			err = cerr
 			return
 		}
-		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		tweak := func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("type", string(corev1.SecretTypeServiceAccountToken)).String()
-		}))
+		}
+		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(tweak))
+		preferInProcessTyped(f, cc.informers.factory.local, "", tweak, &corev1.Secret{})
 		t.informer = f.Core().V1().Secrets().Informer()
 		go t.informer.RunWithContext(cc.informerContext(ctx))
 	})

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 	"github.com/kapi-dev/kapi/internal/server"
 )
 
@@ -30,7 +31,7 @@ type sharedInformers struct {
 
 // newSharedInformers builds the factory; nothing is watched until a part
 // asks for an informer and the start hook (or a later Start) runs.
-func newSharedInformers(loopback *rest.Config) (*sharedInformers, error) {
+func newSharedInformers(loopback *rest.Config, local *inprocess.Resources) (*sharedInformers, error) {
 	cfg := rest.CopyConfig(loopback)
 	cfg.UserAgent = "kapi/shared-informers"
 	cfg.ContentType = "application/vnd.kubernetes.protobuf"
@@ -44,7 +45,7 @@ func newSharedInformers(loopback *rest.Config) (*sharedInformers, error) {
 	}
 	return &sharedInformers{
 		client:        client,
-		factory:       newFanoutFactory(informers.NewSharedInformerFactory(client, 0)),
+		factory:       newFanoutFactory(informers.NewSharedInformerFactory(client, 0), local),
 		dynamicClient: dyn,
 		dynamic:       dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
 	}, nil

@@ -29,9 +29,11 @@ import (
 	"k8s.io/client-go/informers/scheduling"
 	"k8s.io/client-go/informers/storage"
 	"k8s.io/client-go/informers/storagemigration"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	informerfanout "github.com/kapi-dev/kapi/internal/controllers/fanout"
+	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 )
 
 // fanoutFactory is the shared factory whose informers hand every
@@ -47,12 +49,15 @@ type fanoutFactory struct {
 	informers.SharedInformerFactory
 	fanouts *informerfanout.Set
 	lent    *lentInformers
+	// local feeds the informers of the kinds the server serves
+	// in-process; nil means all go over the loopback client.
+	local *inprocess.Resources
 }
 
 var _ informers.SharedInformerFactory = fanoutFactory{}
 
-func newFanoutFactory(f informers.SharedInformerFactory) fanoutFactory {
-	return fanoutFactory{SharedInformerFactory: f, fanouts: &informerfanout.Set{}, lent: &lentInformers{}}
+func newFanoutFactory(f informers.SharedInformerFactory, local *inprocess.Resources) fanoutFactory {
+	return fanoutFactory{SharedInformerFactory: f, fanouts: &informerfanout.Set{}, lent: &lentInformers{}, local: local}
 }
 
 // lentInformers are informers another part of the server runs from a
@@ -100,6 +105,9 @@ func (f fanoutFactory) InformerFor(obj runtime.Object, newFunc internalinterface
 	if inf := f.lent.forType(obj); inf != nil {
 		return f.fanouts.Wrap(inf)
 	}
+	if f.local != nil && f.local.Serves(obj) {
+		newFunc = inProcessInformer[kubernetes.Interface](f.local, obj, "", nil)
+	}
 	return f.fanouts.Wrap(f.SharedInformerFactory.InformerFor(obj, newFunc))
 }
 
@@ -109,6 +117,13 @@ func (f fanoutFactory) InformerFor(obj runtime.Object, newFunc internalinterface
 func (f fanoutFactory) ForResource(gvr schema.GroupVersionResource) (informers.GenericInformer, error) {
 	if inf := f.lent.forGVR(gvr); inf != nil {
 		return lentGeneric{informer: f.fanouts.Wrap(inf), lister: cache.NewGenericLister(inf.GetIndexer(), gvr.GroupResource())}, nil
+	}
+	if f.local != nil {
+		// client-go's builds it through the wrapped factory's InformerFor,
+		// which then holds the in-process one.
+		if obj, ok := f.local.NewObject(gvr); ok {
+			f.InformerFor(obj, nil)
+		}
 	}
 	g, err := f.SharedInformerFactory.ForResource(gvr)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // ForResource (the garbage collector's way in) reach one fan-out per
 // informer, and handlers added either way go through it.
 func TestFanoutFactoryOneFanoutPerInformer(t *testing.T) {
-	f := newFanoutFactory(informers.NewSharedInformerFactory(fake.NewClientset(), 0))
+	f := newFanoutFactory(informers.NewSharedInformerFactory(fake.NewClientset(), 0), nil)
 	typed := f.Core().V1().Pods().Informer()
 	generic, err := f.ForResource(corev1.SchemeGroupVersion.WithResource("pods"))
 	if err != nil {
@@ -43,7 +43,7 @@ func TestFanoutFactoryLends(t *testing.T) {
 	owner := informers.NewSharedInformerFactory(client, 0)
 	lent := owner.Core().V1().Pods().Informer()
 	inner := informers.NewSharedInformerFactory(client, 0)
-	f := newFanoutFactory(inner)
+	f := newFanoutFactory(inner, nil)
 	f.lend(corev1.SchemeGroupVersion.WithResource("pods"), &corev1.Pod{}, lent)
 
 	generic, err := f.ForResource(corev1.SchemeGroupVersion.WithResource("pods"))

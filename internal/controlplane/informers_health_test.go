@@ -25,7 +25,7 @@ func TestInformerSyncCheckStaysPassed(t *testing.T) {
 		return true, &corev1.SecretList{}, nil
 	})
 	defer close(release)
-	si := &sharedInformers{client: client, factory: newFanoutFactory(informers.NewSharedInformerFactory(client, 0))}
+	si := &sharedInformers{client: client, factory: newFanoutFactory(informers.NewSharedInformerFactory(client, 0), nil)}
 	check := si.syncCheck()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() {

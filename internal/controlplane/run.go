@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/internal/apis/install"
+	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 	apimetrics "github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/kubeconfig"
 	"github.com/kapi-dev/kapi/internal/server"
@@ -131,7 +132,10 @@ func Run(ctx context.Context, c *Config) error {
 		return fmt.Errorf("registering loopback client metrics: %w", err)
 	}
 	clientMetrics.Instrument(sc.LoopbackClientConfig)
-	authz, err := newAuthorization(c, sc.LoopbackClientConfig, sc.Metrics)
+	// The server's own informers read its storage in-process; the API
+	// installer binds each resource as it installs it.
+	local := inprocess.NewResources(scheme)
+	authz, err := newAuthorization(c, sc.LoopbackClientConfig, sc.Metrics, local)
 	if err != nil {
 		listener.Close()
 		return err
@@ -178,7 +182,7 @@ func Run(ctx context.Context, c *Config) error {
 	var afterReady []func()
 	top, err := serverChain(c, sc, chainDeps{
 		scheme: scheme, getter: getter, logger: logger,
-		storage: br.h, metrics: storageMetrics, registry: registry, authn: authn, authz: authz,
+		storage: br.h, metrics: storageMetrics, registry: registry, authn: authn, authz: authz, local: local,
 		rootCA: serving.rootCA(c), clientCA: clientCA, ctx: ctx,
 		afterReady: func(fn func()) { afterReady = append(afterReady, fn) },
 	})

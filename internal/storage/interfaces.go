@@ -28,6 +28,13 @@ type PulledWatch interface {
 	TryNext(ctx context.Context) (watch.Event, bool)
 }
 
+// SharedObjectHolder is a wrapper around a cached object (a watch
+// cache's event) that hands out the object itself, which readers share
+// and never modify; in-process readers avoid a deep copy with it.
+type SharedObjectHolder interface {
+	SharedObject() runtime.Object
+}
+
 // Interface is what the generic REST store talks to. Keys are absolute
 // within the backend's key space once the backend prefix is added: the
 // registry passes "/configmaps/ns/name" and an etcd3 backend configured with

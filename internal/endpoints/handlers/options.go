@@ -92,11 +92,7 @@ func (s *RequestScope) listOptions(req *http.Request, forceWatch bool) (*metaint
 		return nil, err
 	}
 	opts.Watch = opts.Watch || forceWatch
-	metainternalversion.SetListOptionsDefaults(opts, watchListEnabled)
-	if errs := metainternalversionvalidation.ValidateListOptions(opts, watchListEnabled); len(errs) > 0 {
-		return nil, invalidOptions("ListOptions", errs)
-	}
-	if err := s.convertFieldSelector(opts); err != nil {
+	if err := CompleteListOptions(opts, s.Kind, s.Convertor); err != nil {
 		return nil, err
 	}
 	info, _ := request.RequestInfoFrom(req.Context())
@@ -108,14 +104,26 @@ func (s *RequestScope) listOptions(req *http.Request, forceWatch bool) (*metaint
 	return opts, nil
 }
 
+// CompleteListOptions is what every list and watch of kind goes through
+// once its options are decoded, over HTTP or in-process: upstream's
+// defaults (watch-list), validation, and the field selector's labels
+// checked and mapped for the kind.
+func CompleteListOptions(opts *metainternalversion.ListOptions, kind schema.GroupVersionKind, convertor runtime.ObjectConvertor) error {
+	metainternalversion.SetListOptionsDefaults(opts, watchListEnabled)
+	if errs := metainternalversionvalidation.ValidateListOptions(opts, watchListEnabled); len(errs) > 0 {
+		return invalidOptions("ListOptions", errs)
+	}
+	return convertFieldSelector(opts, kind, convertor)
+}
+
 // convertFieldSelector rejects labels the kind does not support
 // ("field label not supported: x") and maps the others.
-func (s *RequestScope) convertFieldSelector(opts *metainternalversion.ListOptions) error {
+func convertFieldSelector(opts *metainternalversion.ListOptions, kind schema.GroupVersionKind, convertor runtime.ObjectConvertor) error {
 	if opts.FieldSelector == nil {
 		return nil
 	}
 	sel, err := opts.FieldSelector.Transform(func(label, value string) (string, string, error) {
-		return s.Convertor.ConvertFieldLabel(s.Kind, label, value)
+		return convertor.ConvertFieldLabel(kind, label, value)
 	})
 	if err != nil {
 		return apierrors.NewBadRequest(err.Error())

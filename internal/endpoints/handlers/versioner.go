@@ -9,7 +9,13 @@ import (
 // version, reaching across groups where one storage serves two
 // (core/v1 Events answered as events.k8s.io/v1).
 func (s *RequestScope) encodeVersion() runtime.GroupVersioner {
-	return servedVersioner{gv: s.Kind.GroupVersion(), creater: s.Creater}
+	return ServedVersion(s.Kind.GroupVersion(), s.Creater)
+}
+
+// ServedVersion is the target objects of gv are converted to for a
+// client, over HTTP or in-process (see servedVersioner).
+func ServedVersion(gv schema.GroupVersion, creater runtime.ObjectCreater) runtime.GroupVersioner {
+	return servedVersioner{gv: gv, creater: creater}
 }
 
 // servedVersioner targets gv. A type of another group converts to the kind

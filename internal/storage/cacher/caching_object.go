@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kapi-dev/kapi/internal/storage"
 )
 
 // metaObject is an API object with object metadata.
@@ -42,8 +44,9 @@ type encoding struct {
 }
 
 var (
-	_ runtime.CacheableObject = (*cachingObject)(nil)
-	_ metav1.Object           = (*cachingObject)(nil)
+	_ runtime.CacheableObject    = (*cachingObject)(nil)
+	_ storage.SharedObjectHolder = (*cachingObject)(nil)
+	_ metav1.Object              = (*cachingObject)(nil)
 )
 
 func newCachingObject(obj runtime.Object) (*cachingObject, error) {
@@ -93,6 +96,15 @@ func (o *cachingObject) GetObject() runtime.Object {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
 	return o.obj.DeepCopyObject()
+}
+
+// SharedObject returns the wrapped object itself, without a copy, for
+// in-process readers that keep to the rule every cached object follows:
+// it is never modified (storage.SharedObjectHolder).
+func (o *cachingObject) SharedObject() runtime.Object {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return o.obj
 }
 
 // DeepCopyObject copies the wrapper and its object, not its encodings.
