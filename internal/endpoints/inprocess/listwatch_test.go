@@ -10,8 +10,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
@@ -20,6 +18,7 @@ import (
 	eventsevent "github.com/kapi-dev/kapi/internal/registry/events/event"
 	"github.com/kapi-dev/kapi/internal/registry/registrytest"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/storage/cacher"
 )
 
 // fixture is a Resources with ConfigMaps, core/v1 Events and
@@ -30,10 +29,18 @@ type fixture struct {
 	events     *coreevent.REST
 }
 
-func newFixture(t *testing.T) fixture {
+func newFixture(t *testing.T) fixture { return newFixtureOn(t, false) }
+
+// newFixtureOn puts a watch cache in front of memory when cached is set.
+func newFixtureOn(t *testing.T, cached bool) fixture {
 	t.Helper()
 	scheme := registrytest.NewScheme(t)
 	getter := registrytest.NewOptionsGetter(t, scheme)
+	if cached {
+		b := cacher.NewBackend(getter.Backend, cacher.Options{})
+		t.Cleanup(func() { _ = b.Close() })
+		getter.Backend = b
+	}
 	cms, err := configmap.NewREST(scheme, getter)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +139,12 @@ func TestUnboundKindIsNotFound(t *testing.T) {
 // and watcher: it sees what exists, then each change, as objects of its
 // own type without kind.
 func TestInformerFollowsChanges(t *testing.T) {
-	f := newFixture(t)
+	for _, cached := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cached=%v", cached), func(t *testing.T) { testInformerFollowsChanges(t, newFixtureOn(t, cached)) })
+	}
+}
+
+func testInformerFollowsChanges(t *testing.T, f fixture) {
 	f.createConfigMap(t, "a", "before", nil)
 	inf := f.r.NewInformer(&corev1.ConfigMap{}, "a", nil, 0)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -247,5 +259,3 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-var _ = schema.GroupVersionKind{}
-var _ runtime.Object = (*corev1.ConfigMap)(nil)
