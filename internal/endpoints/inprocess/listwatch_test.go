@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
-	coreevent "github.com/kapi-dev/kapi/internal/registry/core/event"
 	"github.com/kapi-dev/kapi/internal/registry/core/configmap"
+	coreevent "github.com/kapi-dev/kapi/internal/registry/core/event"
 	eventsevent "github.com/kapi-dev/kapi/internal/registry/events/event"
 	"github.com/kapi-dev/kapi/internal/registry/registrytest"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
@@ -258,4 +258,3 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
-
