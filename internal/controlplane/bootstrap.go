@@ -70,18 +70,41 @@ func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, logg
 	if err != nil {
 		return fmt.Errorf("bootstrap controller: %w", err)
 	}
-	return s.AddPostStartHook("bootstrap-controller", func(hc server.PostStartHookContext) error {
-		// The kubernetes service lives in the default namespace, which the
-		// system namespaces hook creates.
-		if err := retry(hc.Context, func() error {
-			if err := cs.ensureSystemNamespaces(hc.Context); err != nil {
-				return err
-			}
-			return ctrl.Ensure(hc.Context)
-		}); err != nil {
+	// As upstream, the default ServiceCIDR exists before the server is
+	// healthy (Service IPs are allocated from it), while the kubernetes
+	// Service and its endpoints come after: upstream's controller writes
+	// them once /readyz passes.
+	cidrReady := make(chan struct{})
+	if err := s.AddPostStartHook("start-kubernetes-service-cidr-controller", func(hc server.PostStartHookContext) error {
+		if err := retry(hc.Context, func() error { return ctrl.EnsureServiceCIDR(hc.Context) }); err != nil {
 			return err
 		}
-		go ctrl.Run(hc.Context)
+		close(cidrReady)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return s.AddPostStartHook("bootstrap-controller", func(hc server.PostStartHookContext) error {
+		go func() {
+			// After the other hook: both would create the ServiceCIDR.
+			select {
+			case <-cidrReady:
+			case <-hc.Context.Done():
+				return
+			}
+			// The kubernetes service lives in the default namespace, which
+			// the system namespaces hook creates.
+			err := retry(hc.Context, func() error {
+				if err := cs.ensureSystemNamespaces(hc.Context); err != nil {
+					return err
+				}
+				return ctrl.Ensure(hc.Context)
+			})
+			if err != nil && hc.Context.Err() == nil {
+				logger.Error("bootstrap: creating the kubernetes service", "err", err)
+			}
+			ctrl.Run(hc.Context)
+		}()
 		return nil
 	})
 }

@@ -44,9 +44,12 @@ func installStorageObservers(s *server.GenericServer, c *Config, deps chainDeps)
 		}
 	}
 	return s.AddPostStartHook("storage-object-count-tracker-hook", func(hc server.PostStartHookContext) error {
-		// The first count is part of the hook, so a ready server has one.
-		deps.getter.countObjects(hc.Context, deps.metrics)
-		go deps.getter.keepCountingObjects(hc.Context, deps.metrics)
+		// As upstream, counting starts with the server and does not hold
+		// its readiness: the first count comes shortly after.
+		go func() {
+			deps.getter.countObjects(hc.Context, deps.metrics)
+			deps.getter.keepCountingObjects(hc.Context, deps.metrics)
+		}()
 		return nil
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,7 +54,14 @@ func TestStorageHealthAndMetrics(t *testing.T) {
 			"go_goroutines",
 		},
 	} {
+		// The object counts come shortly after the server is ready, as
+		// upstream's: /metrics is read again until they are in.
+		deadline := time.Now().Add(10 * time.Second)
 		body := get(path)
+		for !containsAllOf(body, wants) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			body = get(path)
+		}
 		for _, want := range wants {
 			if !strings.Contains(body, want) {
 				t.Errorf("GET %s lacks %q:\n%s", path, want, body)
@@ -105,4 +113,13 @@ func TestListsServedFromWatchCache(t *testing.T) {
 	if after := rangeReads(); after != before {
 		t.Errorf("lists read etcd: %s before, %s after", before, after)
 	}
+}
+
+func containsAllOf(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }

@@ -123,6 +123,13 @@ func (c *Controller) Run(ctx context.Context) {
 	}
 }
 
+// EnsureServiceCIDR creates or repairs, once, the default ServiceCIDR,
+// which must exist before the server is healthy: Service IPs are
+// allocated from it.
+func (c *Controller) EnsureServiceCIDR(ctx context.Context) error {
+	return c.ensureServiceCIDR(ctx)
+}
+
 // Ensure creates or repairs, once, the default ServiceCIDR, the
 // kubernetes service, its endpoints and its endpoint slice. The
 // ServiceCIDR comes first: the service's IP is allocated from it.
