@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -45,7 +44,16 @@ func aggregateFrom(role *rbacv1.ClusterRole, list func(labels.Selector) ([]*rbac
 }
 
 func containsRule(rules []rbacv1.PolicyRule, r rbacv1.PolicyRule) bool {
-	return slices.ContainsFunc(rules, func(x rbacv1.PolicyRule) bool {
-		return apiequality.Semantic.DeepEqual(x, r)
-	})
+	return slices.ContainsFunc(rules, func(x rbacv1.PolicyRule) bool { return sameRule(x, r) })
+}
+
+// sameRule is semantic equality of two rules (a nil list equals an empty
+// one), written out: aggregation compares every rule of admin, edit and
+// view with every other, and reflection made that most of the work.
+func sameRule(a, b rbacv1.PolicyRule) bool {
+	return slices.Equal(a.Verbs, b.Verbs) &&
+		slices.Equal(a.APIGroups, b.APIGroups) &&
+		slices.Equal(a.Resources, b.Resources) &&
+		slices.Equal(a.ResourceNames, b.ResourceNames) &&
+		slices.Equal(a.NonResourceURLs, b.NonResourceURLs)
 }
