@@ -16,7 +16,9 @@ import (
 
 // PathRecorderMux routes a request by exact path first, then by the longest
 // registered prefix, and otherwise to its not-found handler. Registration
-// swaps in a new immutable routing table, so serving never takes a lock.
+// drops the immutable routing table and the next lookup builds a new one,
+// so serving takes a lock only after a change, and a server that
+// registers hundreds of paths before it serves builds the table once.
 type PathRecorderMux struct {
 	name   string
 	logger *slog.Logger
@@ -27,7 +29,7 @@ type PathRecorderMux struct {
 	listed   []string // paths reported by ListedPaths, in registration order
 	notFound http.Handler
 
-	table atomic.Pointer[routingTable]
+	table atomic.Pointer[routingTable] // nil after a change
 }
 
 // routingTable is one immutable snapshot of the mux.
@@ -55,7 +57,6 @@ func NewPathRecorderMux(name string, logger *slog.Logger) *PathRecorderMux {
 		prefixes: map[string]http.Handler{},
 		notFound: http.NotFoundHandler(),
 	}
-	m.refreshLocked()
 	return m
 }
 
@@ -142,16 +143,34 @@ func (m *PathRecorderMux) ListedPaths() []string {
 // Handler returns the handler that would serve path, and whether one was
 // registered for it (false means the not-found handler).
 func (m *PathRecorderMux) Handler(path string) (http.Handler, bool) {
-	return m.table.Load().lookup(path)
+	return m.routes().lookup(path)
 }
 
 // ServeHTTP dispatches r by its URL path.
 func (m *PathRecorderMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h, _ := m.table.Load().lookup(r.URL.Path)
+	h, _ := m.routes().lookup(r.URL.Path)
 	h.ServeHTTP(w, r)
 }
 
-func (m *PathRecorderMux) refreshLocked() {
+// refreshLocked drops the routing table; routes builds the next one.
+func (m *PathRecorderMux) refreshLocked() { m.table.Store(nil) }
+
+// routes is the current routing table, built if a change dropped it.
+func (m *PathRecorderMux) routes() *routingTable {
+	if t := m.table.Load(); t != nil {
+		return t
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t := m.table.Load(); t != nil {
+		return t
+	}
+	t := m.buildLocked()
+	m.table.Store(t)
+	return t
+}
+
+func (m *PathRecorderMux) buildLocked() *routingTable {
 	t := &routingTable{
 		exact:    make(map[string]http.Handler, len(m.exact)),
 		prefixes: make([]prefixRoute, 0, len(m.prefixes)),
@@ -172,7 +191,7 @@ func (m *PathRecorderMux) refreshLocked() {
 		}
 		return strings.Compare(a.prefix, b.prefix)
 	})
-	m.table.Store(t)
+	return t
 }
 
 func (t *routingTable) lookup(path string) (http.Handler, bool) {

@@ -145,3 +145,19 @@ func TestConcurrentRegistration(t *testing.T) {
 		t.Errorf("ListedPaths after churn (-want +got):\n%s", diff)
 	}
 }
+
+// BenchmarkRegisterThenServe registers as many paths as a server does
+// before it serves (API groups, health checks of every hook), then
+// serves one request.
+func BenchmarkRegisterThenServe(b *testing.B) {
+	h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	req := httptest.NewRequest(http.MethodGet, "/healthz/check-99", nil)
+	for b.Loop() {
+		m := NewPathRecorderMux("bench", nil)
+		for i := range 300 {
+			m.Handle(fmt.Sprintf("/healthz/check-%d", i), h)
+			m.HandlePrefix(fmt.Sprintf("/apis/group-%d/", i), h)
+		}
+		m.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}
