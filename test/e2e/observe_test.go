@@ -6,8 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
