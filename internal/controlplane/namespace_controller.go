@@ -37,7 +37,7 @@ func newNamespaceController(loopback *rest.Config, namespaces coreinformers.Name
 		Client:     cs,
 		Namespaces: namespaces,
 		Metadata:   md,
-		Discover:   dc.ServerPreferredNamespacedResources,
+		Discover:   dc.ServerPreferredNamespacedResourcesWithContext,
 		Logger:     logger,
 	}), nil
 }

@@ -27,9 +27,19 @@ const resyncRetry = 100 * time.Millisecond
 
 // deletableResources are the resources discovery lists with list, watch
 // and delete, in their preferred version, with their kinds. A partial
-// answer comes with the groups that failed.
-func deletableResources(dc discovery.ServerResourcesInterface) (map[schema.GroupVersionResource]schema.GroupVersionKind, error) {
-	lists, err := dc.ServerPreferredResources()
+// answer comes with the groups that failed. A discovery client that takes
+// a context stops with ctx: a request it retries sleeps through
+// Retry-After otherwise, past the collector's end.
+func deletableResources(ctx context.Context, dc discovery.ServerResourcesInterface) (map[schema.GroupVersionResource]schema.GroupVersionKind, error) {
+	var lists []*metav1.APIResourceList
+	var err error
+	if withCtx, ok := dc.(interface {
+		ServerPreferredResourcesWithContext(context.Context) ([]*metav1.APIResourceList, error)
+	}); ok {
+		lists, err = withCtx.ServerPreferredResourcesWithContext(ctx)
+	} else {
+		lists, err = dc.ServerPreferredResources()
+	}
 	lists = discovery.FilteredBy(discovery.SupportsAllVerbs{Verbs: []string{"delete", "list", "watch"}}, lists)
 	out := map[schema.GroupVersionResource]schema.GroupVersionKind{}
 	for _, list := range lists {
@@ -76,7 +86,7 @@ func (gc *GarbageCollector) requestResync() {
 // (or the period passed: then it reads discovery again). It returns what
 // it now follows.
 func (gc *GarbageCollector) resync(ctx context.Context, old map[schema.GroupVersionResource]schema.GroupVersionKind) map[schema.GroupVersionResource]schema.GroupVersionKind {
-	resources, err := gc.discover(old)
+	resources, err := gc.discover(ctx, old)
 	if len(resources) == 0 {
 		gc.logger.Info("discovery listed no resources; garbage collector sync skipped", "err", err)
 		return old
@@ -88,7 +98,7 @@ func (gc *GarbageCollector) resync(ctx context.Context, old map[schema.GroupVers
 	defer gc.workerLock.Unlock()
 	for attempt := 1; ctx.Err() == nil; attempt++ {
 		if attempt > 1 {
-			if again, _ := gc.discover(old); len(again) > 0 {
+			if again, _ := gc.discover(ctx, old); len(again) > 0 {
 				resources = again
 			}
 		}
@@ -109,8 +119,8 @@ func (gc *GarbageCollector) resync(ctx context.Context, old map[schema.GroupVers
 
 // discover lists the deletable resources; on a partial failure the
 // resources of the groups that failed and were followed stay followed.
-func (gc *GarbageCollector) discover(old map[schema.GroupVersionResource]schema.GroupVersionKind) (map[schema.GroupVersionResource]schema.GroupVersionKind, error) {
-	resources, err := deletableResources(gc.discovery)
+func (gc *GarbageCollector) discover(ctx context.Context, old map[schema.GroupVersionResource]schema.GroupVersionKind) (map[schema.GroupVersionResource]schema.GroupVersionKind, error) {
+	resources, err := deletableResources(ctx, gc.discovery)
 	var failed *discovery.ErrGroupDiscoveryFailed
 	if errors.As(err, &failed) {
 		for gvr, gvk := range old {

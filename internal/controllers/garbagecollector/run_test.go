@@ -2,6 +2,7 @@ package garbagecollector
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -134,4 +135,34 @@ func (d staticDiscovery) ServerPreferredResources() ([]*metav1.APIResourceList, 
 
 func (d staticDiscovery) ServerPreferredNamespacedResources() ([]*metav1.APIResourceList, error) {
 	return d, nil
+}
+
+// contextDiscovery is a discovery client whose every answer waits until
+// its context ends, like a request sleeping through a Retry-After; the
+// form without a context must not be used.
+type contextDiscovery struct {
+	staticDiscovery
+	t *testing.T
+}
+
+func (d contextDiscovery) ServerPreferredResources() ([]*metav1.APIResourceList, error) {
+	d.t.Error("discovery was asked without a context: it cannot stop with the collector")
+	return nil, nil
+}
+
+func (d contextDiscovery) ServerPreferredResourcesWithContext(ctx context.Context) ([]*metav1.APIResourceList, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestDiscoveryStopsWithTheCollector: the collector's discovery takes its
+// context, so a discovery request waiting to retry ends with it (a
+// stopped test server left one sleeping, which the goroutine-leak check
+// of kapitest reported).
+func TestDiscoveryStopsWithTheCollector(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := deletableResources(ctx, contextDiscovery{t: t}); !errors.Is(err, context.Canceled) {
+		t.Errorf("deletableResources after the end: %v, want context.Canceled", err)
+	}
 }

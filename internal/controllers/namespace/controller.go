@@ -39,8 +39,9 @@ type Config struct {
 	// Metadata lists and deletes objects of any resource.
 	Metadata metadata.Interface
 	// Discover returns the namespaced resources served now, e.g. a
-	// discovery client's ServerPreferredNamespacedResources.
-	Discover func() ([]*metav1.APIResourceList, error)
+	// discovery client's ServerPreferredNamespacedResourcesWithContext;
+	// it ends when ctx does (a retried request sleeps otherwise).
+	Discover func(ctx context.Context) ([]*metav1.APIResourceList, error)
 	Logger   *slog.Logger
 	// MinRetry and MaxRetry bound the backoff of a namespace whose
 	// content is not gone yet (defaults 50ms and 60s); while objects wait
@@ -53,7 +54,7 @@ type Controller struct {
 	client   kubernetes.Interface
 	informer cache.SharedIndexInformer
 	metadata metadata.Interface
-	discover func() ([]*metav1.APIResourceList, error)
+	discover func(context.Context) ([]*metav1.APIResourceList, error)
 	logger   *slog.Logger
 	queue    workqueue.TypedDelayingInterface[string]
 	// backoff grows per namespace while its deletion does not finish.

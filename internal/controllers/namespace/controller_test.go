@@ -48,7 +48,7 @@ func TestControllerEmptiesWhatDiscoveryLists(t *testing.T) {
 	md.PrependReactor("delete", "gadgets", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		return action.(clienttesting.DeleteAction).GetName() == "held", nil, nil
 	})
-	discover := func() ([]*metav1.APIResourceList, error) {
+	discover := func(context.Context) ([]*metav1.APIResourceList, error) {
 		return []*metav1.APIResourceList{{
 			GroupVersion: "example.com/v1",
 			APIResources: []metav1.APIResource{

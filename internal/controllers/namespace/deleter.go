@@ -113,7 +113,7 @@ func (c *Controller) finalize(ctx context.Context, ns *corev1.Namespace) (*corev
 func (c *Controller) deleteAllContent(ctx context.Context, ns *corev1.Namespace) (int64, error) {
 	report := &contentReport{remaining: map[schema.GroupVersionResource]int{}, finalizers: map[string]int{}}
 	var errs []error
-	lists, err := c.discover()
+	lists, err := c.discover(ctx)
 	if err != nil {
 		// A partial answer is still worth acting on.
 		errs = append(errs, err)
