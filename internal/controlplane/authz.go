@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
@@ -27,6 +28,8 @@ import (
 	"github.com/kapi-dev/kapi/internal/controllers/rbacbootstrap"
 	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 	apimetrics "github.com/kapi-dev/kapi/internal/endpoints/metrics"
+	"github.com/kapi-dev/kapi/internal/endpoints/request"
+	registryrest "github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/server"
 )
 
@@ -157,13 +160,28 @@ func (a *authorization) lendInformers(si *sharedInformers) {
 // addHooks starts the informers, reconciles the RBAC bootstrap policy
 // and runs the cluster role aggregation controller, as upstream's
 // post-start hooks of the same names do.
-func (a *authorization) addHooks(s *server.GenericServer, logger *slog.Logger) error {
+func (a *authorization) addHooks(s *server.GenericServer, lookup func(group, resource string) registryrest.Storage, logger *slog.Logger) error {
 	// The controller's informer must be known to the factory before it
 	// starts.
 	var aggregation *clusterroleaggregation.Controller
 	if a.rbac != nil {
 		aggregation = clusterroleaggregation.New(a.client, a.informers.Rbac().V1().ClusterRoles())
 		aggregation.Logger = logger.With("controller", "clusterrole-aggregation")
+		// Its pass before ready reads the roles in-process (a consistent
+		// read of the watch cache) instead of a LIST over loopback.
+		if lister, ok := lookup(rbacv1.GroupName, "clusterroles").(registryrest.Lister); ok {
+			aggregation.ListRoles = func(ctx context.Context) ([]rbacv1.ClusterRole, error) {
+				obj, err := lister.List(request.WithNamespace(ctx, ""), &metainternalversion.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				list, ok := obj.(*rbacv1.ClusterRoleList)
+				if !ok {
+					return nil, fmt.Errorf("listing cluster roles: unexpected %T", obj)
+				}
+				return list.Items, nil
+			}
+		}
 	}
 	if err := s.AddPostStartHook("start-authorization-informers", func(hc server.PostStartHookContext) error {
 		a.informers.StartWithContext(hc.Context)

@@ -7,9 +7,11 @@ import (
 	"net"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schedulingv1client "k8s.io/client-go/kubernetes/typed/scheduling/v1"
 
 	"github.com/kapi-dev/kapi/internal/controllers/bootstrap"
+	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
 	"github.com/kapi-dev/kapi/internal/registry/scheduling/priorityclass"
 	"github.com/kapi-dev/kapi/internal/server"
@@ -37,8 +39,18 @@ func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, logg
 		if err != nil {
 			return err
 		}
+		// The watch cache answers whether they exist; only a missing one
+		// costs a request.
+		getter, _ := cs.lookup("scheduling.k8s.io", "priorityclasses").(rest.Getter)
+		exists := func(ctx context.Context, name string) bool {
+			if getter == nil {
+				return false
+			}
+			_, err := getter.Get(request.WithNamespace(ctx, ""), name, &metav1.GetOptions{ResourceVersion: "0"})
+			return err == nil
+		}
 		return retry(hc.Context, func() error {
-			return priorityclass.EnsureSystemPriorityClasses(hc.Context, client.PriorityClasses())
+			return priorityclass.EnsureSystemPriorityClasses(hc.Context, exists, client.PriorityClasses())
 		})
 	}); err != nil {
 		return err

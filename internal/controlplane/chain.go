@@ -169,7 +169,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	}
 
 	if deps.authz != nil {
-		if err := deps.authz.addHooks(s, logger); err != nil {
+		if err := deps.authz.addHooks(s, storage.lookup, logger); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -31,6 +31,10 @@ const FieldManager = "clusterrole-aggregation-controller"
 type Controller struct {
 	// Logger receives sync failures; set it before Run. Nil discards.
 	Logger *slog.Logger
+	// ListRoles, when set, is how SyncAll reads the cluster roles from
+	// the server (a server reads its own storage in-process); else
+	// through the client.
+	ListRoles func(ctx context.Context) ([]rbacv1.ClusterRole, error)
 
 	cs     kubernetes.Interface
 	lister rbaclisters.ClusterRoleLister

@@ -29,13 +29,13 @@ const cachePoll = 2 * time.Millisecond
 // default admin, edit and view roles are complete by then; Run keeps
 // them so afterwards.
 func (c *Controller) SyncAll(ctx context.Context) error {
-	list, err := c.cs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+	items, err := c.listRoles(ctx)
 	if err != nil {
 		return err
 	}
-	roles := make(map[string]*rbacv1.ClusterRole, len(list.Items))
-	for i := range list.Items {
-		roles[list.Items[i].Name] = &list.Items[i]
+	roles := make(map[string]*rbacv1.ClusterRole, len(items))
+	for i := range items {
+		roles[items[i].Name] = &items[i]
 	}
 	changed, err := AggregateAll(roles)
 	if err != nil {
@@ -60,6 +60,27 @@ func (c *Controller) SyncAll(ctx context.Context) error {
 		return err
 	}
 	return c.awaitCache(ctx, roles, changed)
+}
+
+// listRoles reads the cluster roles from the server (a consistent read).
+// SyncAll changes the roles' rules, so shared objects are copied first.
+func (c *Controller) listRoles(ctx context.Context) ([]rbacv1.ClusterRole, error) {
+	if c.ListRoles != nil {
+		items, err := c.ListRoles(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]rbacv1.ClusterRole, len(items))
+		for i := range items {
+			items[i].DeepCopyInto(&out[i])
+		}
+		return out, nil
+	}
+	list, err := c.cs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
 }
 
 // AggregateAll sets the rules of every aggregated role in roles to what

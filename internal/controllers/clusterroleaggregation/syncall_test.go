@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 )
@@ -14,7 +15,16 @@ import (
 // TestSyncAll: one call completes a chain of aggregated roles (admin
 // gathers edit, which gathers view), writes only the roles that change,
 // and returns once the informer's cache holds the result.
+// TestSyncAll reads the roles through the client, and through ListRoles
+// as a server reading its own storage does: the roles ListRoles hands
+// out are shared and must come back unchanged.
 func TestSyncAll(t *testing.T) {
+	for _, inProcess := range []bool{false, true} {
+		t.Run(map[bool]string{false: "client", true: "ListRoles"}[inProcess], func(t *testing.T) { testSyncAll(t, inProcess) })
+	}
+}
+
+func testSyncAll(t *testing.T, inProcess bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	toView := map[string]string{"to-view": "true"}
 	toEdit := map[string]string{"to-edit": "true"}
@@ -35,9 +45,23 @@ func TestSyncAll(t *testing.T) {
 	factory.Start(ctx.Done())
 	t.Cleanup(func() { cancel(); factory.Shutdown() })
 
+	var shared, pristine []rbacv1.ClusterRole
+	if inProcess {
+		c.ListRoles = func(ctx context.Context) ([]rbacv1.ClusterRole, error) {
+			list, err := cs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return nil, err
+			}
+			shared, pristine = list.Items, list.DeepCopy().Items
+			return shared, nil
+		}
+	}
 	cs.ClearActions()
 	if err := c.SyncAll(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if d := cmp.Diff(pristine, shared); d != "" {
+		t.Errorf("SyncAll changed the roles ListRoles handed out (-before +after):\n%s", d)
 	}
 	want := map[string][]rbacv1.PolicyRule{
 		"view":  {rule("get", "pods")},

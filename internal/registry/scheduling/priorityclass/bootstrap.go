@@ -15,10 +15,16 @@ import (
 // system-cluster-critical through client (the loopback client), as
 // kube-apiserver's scheduling/bootstrap-system-priority-classes hook
 // does: through the API, so defaults and managed fields are a create's.
-// Classes that already exist are left as they are. It makes one attempt;
-// a caller that runs it as a post-start hook retries on error.
-func EnsureSystemPriorityClasses(ctx context.Context, client schedulingv1client.PriorityClassInterface) error {
+// Classes that already exist are left as they are; exists, when not nil,
+// is asked first (the server reads its watch cache rather than making a
+// request per class on every start), and a class it does not find is
+// looked up through client. It makes one attempt; a caller that runs it
+// as a post-start hook retries on error.
+func EnsureSystemPriorityClasses(ctx context.Context, exists func(ctx context.Context, name string) bool, client schedulingv1client.PriorityClassInterface) error {
 	for _, pc := range kapischedulingv1.SystemPriorityClasses() {
+		if exists != nil && exists(ctx, pc.Name) {
+			continue
+		}
 		_, err := client.Get(ctx, pc.Name, metav1.GetOptions{})
 		if err == nil {
 			continue

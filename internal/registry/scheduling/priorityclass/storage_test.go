@@ -2,6 +2,7 @@ package priorityclass
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -101,7 +103,7 @@ func TestSystemPriorityClasses(t *testing.T) {
 	ctx := context.Background()
 	client := fake.NewClientset().SchedulingV1().PriorityClasses()
 	for range 2 { // a second run finds them and succeeds
-		if err := EnsureSystemPriorityClasses(ctx, client); err != nil {
+		if err := EnsureSystemPriorityClasses(ctx, nil, client); err != nil {
 			t.Fatalf("EnsureSystemPriorityClasses: %v", err)
 		}
 	}
@@ -150,5 +152,32 @@ func TestTable(t *testing.T) {
 	}
 	if diff := cmp.Diff([]any{"p", int64(7), true, "60m", "Never"}, table.Rows[0].Cells); diff != "" {
 		t.Errorf("cells (-want +got):\n%s", diff)
+	}
+}
+
+// TestSystemPriorityClassesAskExistsFirst: classes exists finds cost no
+// request; the others are read and created through the client.
+func TestSystemPriorityClassesAskExistsFirst(t *testing.T) {
+	ctx := context.Background()
+	cs := fake.NewClientset()
+	known := map[string]bool{"system-node-critical": true}
+	exists := func(_ context.Context, name string) bool { return known[name] }
+	if err := EnsureSystemPriorityClasses(ctx, exists, cs.SchedulingV1().PriorityClasses()); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range cs.Actions() {
+		name := ""
+		if g, ok := a.(interface{ GetName() string }); ok {
+			name = g.GetName()
+		}
+		if c, ok := a.(interface{ GetObject() runtime.Object }); ok {
+			name = c.GetObject().(*schedulingv1.PriorityClass).Name
+		}
+		got = append(got, a.GetVerb()+" "+name)
+	}
+	want := []string{"get system-cluster-critical", "create system-cluster-critical"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests %v, want %v", got, want)
 	}
 }
