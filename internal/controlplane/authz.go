@@ -168,8 +168,13 @@ func (a *authorization) addHooks(s *server.GenericServer, lookup func(group, res
 		aggregation = clusterroleaggregation.New(a.client, a.informers.Rbac().V1().ClusterRoles())
 		aggregation.Logger = logger.With("controller", "clusterrole-aggregation")
 		// Its pass before ready reads the roles in-process (a consistent
-		// read of the watch cache) instead of a LIST over loopback.
-		if lister, ok := lookup(rbacv1.GroupName, "clusterroles").(registryrest.Lister); ok {
+		// read of the watch cache) instead of a LIST over loopback, unless
+		// lookup is nil (inProcessLookup).
+		var lister registryrest.Lister
+		if lookup != nil {
+			lister, _ = lookup(rbacv1.GroupName, "clusterroles").(registryrest.Lister)
+		}
+		if lister != nil {
 			aggregation.ListRoles = func(ctx context.Context) ([]rbacv1.ClusterRole, error) {
 				obj, err := lister.List(request.WithNamespace(ctx, ""), &metainternalversion.ListOptions{})
 				if err != nil {

@@ -31,7 +31,9 @@ func (cs *coreStorage) lookup(group, path string) rest.Storage {
 // cluster has: the system priority classes (the flow-control objects are
 // addFlowControlHooks'), and the kubernetes service with its endpoints (kept by a
 // controller, as kube-apiserver's bootstrap controller does).
-func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, logger *slog.Logger) error {
+// localRead, when not nil, is the storage hooks read in-process rather
+// than through the loopback client (see inProcessLookup).
+func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, localRead func(group, resource string) rest.Storage, logger *slog.Logger) error {
 	// Through the loopback client, as upstream: a fresh cluster has them
 	// from the seed already (priorityclass_seed.go).
 	if err := s.AddPostStartHook("scheduling/bootstrap-system-priority-classes", func(hc server.PostStartHookContext) error {
@@ -41,7 +43,10 @@ func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, logg
 		}
 		// The watch cache answers whether they exist; only a missing one
 		// costs a request.
-		getter, _ := cs.lookup("scheduling.k8s.io", "priorityclasses").(rest.Getter)
+		var getter rest.Getter
+		if localRead != nil {
+			getter, _ = localRead("scheduling.k8s.io", "priorityclasses").(rest.Getter)
+		}
 		exists := func(ctx context.Context, name string) bool {
 			if getter == nil {
 				return false

@@ -169,7 +169,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	}
 
 	if deps.authz != nil {
-		if err := deps.authz.addHooks(s, storage.lookup, logger); err != nil {
+		if err := deps.authz.addHooks(s, inProcessLookup(deps.local, storage.lookup), logger); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -189,7 +189,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	}); err != nil {
 		return nil, nil, err
 	}
-	if err := addBootstrapHooks(s, c, storage, logger); err != nil {
+	if err := addBootstrapHooks(s, c, storage, inProcessLookup(deps.local, storage.lookup), logger); err != nil {
 		return nil, nil, err
 	}
 	if err := informers.addHook(s); err != nil {

@@ -11,7 +11,18 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
+	registryrest "github.com/kapi-dev/kapi/internal/registry/rest"
 )
+
+// inProcessLookup is lookup when the server reads its own storage
+// in-process (local is set: no audit policy asks to see those reads as
+// requests), nil otherwise.
+func inProcessLookup(local *inprocess.Resources, lookup func(group, resource string) registryrest.Storage) func(group, resource string) registryrest.Storage {
+	if local == nil {
+		return nil
+	}
+	return lookup
+}
 
 // inProcessInformer is a client-go factory's NewInformerFunc (C is the
 // factory's clientset type) for an informer of obj's kind fed in-process

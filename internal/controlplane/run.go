@@ -133,8 +133,14 @@ func Run(ctx context.Context, c *Config) error {
 	}
 	clientMetrics.Instrument(sc.LoopbackClientConfig)
 	// The server's own informers read its storage in-process; the API
-	// installer binds each resource as it installs it.
-	local := inprocess.NewResources(scheme)
+	// installer binds each resource as it installs it. Not under an audit
+	// policy: kube-apiserver's own reads go through its handler chain and
+	// are audited, so then they go over loopback too (as the seed leaves
+	// its writes to the hooks then).
+	var local *inprocess.Resources
+	if c.Security.AuditPolicyFile == "" {
+		local = inprocess.NewResources(scheme)
+	}
 	authz, err := newAuthorization(c, sc.LoopbackClientConfig, sc.Metrics, local)
 	if err != nil {
 		listener.Close()

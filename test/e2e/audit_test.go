@@ -145,6 +145,20 @@ func TestAuditLog(t *testing.T) {
 	if len(unauth) != 1 {
 		t.Fatalf("%d audit events for the request with an unknown token, want 1: %+v", len(unauth), unauth)
 	}
+
+	// Under an audit policy the server's own informers read through its
+	// handler chain, as kube-apiserver's loopback clients do, so their
+	// watches are audited (without a policy they read the storage
+	// in-process).
+	var informerWatches int
+	for _, e := range readAuditLog(t, logPath, "kapi/shared-informers") {
+		if e.Verb == "watch" && e.User.Username != "" {
+			informerWatches++
+		}
+	}
+	if informerWatches == 0 {
+		t.Error("no audited watch of the server's shared informers (user agent kapi/shared-informers)")
+	}
 	e := unauth[0]
 	if e.Stage != "ResponseStarted" || e.Level != "Metadata" || e.Verb != "list" || e.AuditID == "" ||
 		e.RequestURI != "/api/v1/namespaces/default/pods" || len(e.SourceIPs) == 0 {
