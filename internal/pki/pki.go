@@ -9,6 +9,8 @@
 package pki
 
 import (
+	"errors"
+	"sync"
 	"time"
 
 	"github.com/kapi-dev/kapi/internal/auth/user"
@@ -87,11 +89,17 @@ func Ensure(dir string, hosts []string, opts ...Option) (*Material, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The two leaves are independent: made (and their files written) at
+	// once, as this is on every fresh server's path to serving.
 	m := &Material{CA: ca}
-	if m.ServingCertPEM, m.ServingKeyPEM, err = ca.EnsureServingCert(dir, hosts); err != nil {
-		return nil, err
-	}
-	if m.AdminCertPEM, m.AdminKeyPEM, err = ca.EnsureClientCert(dir, AdminFileBase, AdminUser, AdminGroups()); err != nil {
+	var servingErr, adminErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { m.ServingCertPEM, m.ServingKeyPEM, servingErr = ca.EnsureServingCert(dir, hosts) })
+	wg.Go(func() {
+		m.AdminCertPEM, m.AdminKeyPEM, adminErr = ca.EnsureClientCert(dir, AdminFileBase, AdminUser, AdminGroups())
+	})
+	wg.Wait()
+	if err := errors.Join(servingErr, adminErr); err != nil {
 		return nil, err
 	}
 	return m, nil
