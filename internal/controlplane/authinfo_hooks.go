@@ -5,11 +5,15 @@ import (
 	"log/slog"
 	"os"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
 	"github.com/kapi-dev/kapi/internal/controllers/apiserverinfo"
+	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 	"github.com/kapi-dev/kapi/internal/server"
 )
 
@@ -17,7 +21,13 @@ import (
 // writes itself, under upstream's hook names. They are part of the API
 // server, not of kube-controller-manager, so --controllers does not
 // switch them.
-func addAuthenticationInfoHooks(s *server.GenericServer, c *Config, clientCA []byte, logger *slog.Logger) error {
+func addAuthenticationInfoHooks(s *server.GenericServer, c *Config, clientCA []byte, local *inprocess.Resources, logger *slog.Logger) error {
+	var newInformer apiserverinfo.InformerFunc
+	if local != nil {
+		newInformer = func(obj runtime.Object, namespace string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
+			return local.NewInformer(obj, namespace, tweak, 0)
+		}
+	}
 	info := apiserverinfo.AuthenticationInfo{ClientCA: clientCA}
 	if rh := c.Security.RequestHeader; rh.ClientCAFile != "" {
 		ca, err := os.ReadFile(rh.ClientCAFile)
@@ -33,7 +43,7 @@ func addAuthenticationInfoHooks(s *server.GenericServer, c *Config, clientCA []b
 		if err != nil {
 			return err
 		}
-		return apiserverinfo.RunAuthenticationInfo(hc.Context, client, info, clock.RealClock{}, logger.With("controller", "cluster-authentication-info"))
+		return apiserverinfo.RunAuthenticationInfo(hc.Context, client, newInformer, info, clock.RealClock{}, logger.With("controller", "cluster-authentication-info"))
 	}); err != nil {
 		return err
 	}
@@ -42,7 +52,7 @@ func addAuthenticationInfoHooks(s *server.GenericServer, c *Config, clientCA []b
 		if err != nil {
 			return err
 		}
-		return apiserverinfo.RunLegacyTokenTracking(hc.Context, client, clock.RealClock{}, logger.With("controller", "legacy-token-tracking"))
+		return apiserverinfo.RunLegacyTokenTracking(hc.Context, client, newInformer, clock.RealClock{}, logger.With("controller", "legacy-token-tracking"))
 	})
 }
 

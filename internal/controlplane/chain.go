@@ -201,7 +201,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if err := addFlowControlConfigHooks(s, c, informers, logger); err != nil {
 		return nil, nil, err
 	}
-	if err := addAuthenticationInfoHooks(s, c, deps.clientCA, logger); err != nil {
+	if err := addAuthenticationInfoHooks(s, c, deps.clientCA, deps.local, logger); err != nil {
 		return nil, nil, err
 	}
 	if err := addControllerHooks(s, c, controllerDeps{informers: informers, logger: logger, rootCA: deps.rootCA}); err != nil {

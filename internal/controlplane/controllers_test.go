@@ -9,6 +9,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -94,6 +95,21 @@ func TestControllersThroughTheServer(t *testing.T) {
 			return err == nil, err
 		})
 	}
+	// Its keeper watches it (in-process, by name) and writes it back.
+	old, err := cs.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, apiserverinfo.AuthenticationConfigMap, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().ConfigMaps(metav1.NamespaceSystem).Delete(ctx, old.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "kube-system/"+old.Name+" written back", func(ctx context.Context) (bool, error) {
+		got, err := cs.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, old.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil && got.UID != old.UID, err
+	})
 }
 
 // TestEventRecorders: controllers record core/v1 Events from their source

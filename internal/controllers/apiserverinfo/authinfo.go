@@ -48,8 +48,8 @@ const authInfoResync = time.Minute
 // RunAuthenticationInfo keeps AuthenticationConfigMap holding info merged
 // with what is there (so servers sharing a store with other CAs or
 // headers do not overwrite each other, as upstream merges), until ctx ends.
-func RunAuthenticationInfo(ctx context.Context, client kubernetes.Interface, info AuthenticationInfo, clk clock.PassiveClock, logger *slog.Logger) error {
-	k, err := newKeeper(client, AuthenticationConfigMap, authInfoResync, logger, func(existing *corev1.ConfigMap) (map[string]string, error) {
+func RunAuthenticationInfo(ctx context.Context, client kubernetes.Interface, newInformer InformerFunc, info AuthenticationInfo, clk clock.PassiveClock, logger *slog.Logger) error {
+	k, err := newKeeper(client, newInformer, AuthenticationConfigMap, authInfoResync, logger, func(existing *corev1.ConfigMap) (map[string]string, error) {
 		var data map[string]string
 		if existing != nil {
 			data = existing.Data

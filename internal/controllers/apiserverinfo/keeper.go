@@ -24,6 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -32,6 +33,11 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/controllers/worker"
 )
+
+// InformerFunc makes an informer of obj's kind in namespace with each
+// request's options passed to tweak: a server feeds its own informers
+// in-process with one. Nil builds client-go's over the client.
+type InformerFunc func(obj runtime.Object, namespace string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer
 
 // keeper keeps one kube-system ConfigMap's data as desired says.
 type keeper struct {
@@ -47,15 +53,21 @@ type keeper struct {
 	logger   *slog.Logger
 }
 
-func newKeeper(client kubernetes.Interface, name string, resync time.Duration, logger *slog.Logger, desired func(*corev1.ConfigMap) (map[string]string, error)) (*keeper, error) {
-	f := informers.NewSharedInformerFactoryWithOptions(client, 0,
-		informers.WithNamespace(metav1.NamespaceSystem),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-		}))
+func newKeeper(client kubernetes.Interface, newInformer InformerFunc, name string, resync time.Duration, logger *slog.Logger, desired func(*corev1.ConfigMap) (map[string]string, error)) (*keeper, error) {
+	tweak := func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+	}
+	var informer cache.SharedIndexInformer
+	if newInformer != nil {
+		informer = newInformer(&corev1.ConfigMap{}, metav1.NamespaceSystem, tweak)
+	} else {
+		f := informers.NewSharedInformerFactoryWithOptions(client, 0,
+			informers.WithNamespace(metav1.NamespaceSystem), informers.WithTweakListOptions(tweak))
+		informer = f.Core().V1().ConfigMaps().Informer()
+	}
 	k := &keeper{
 		client: client, name: name, desired: desired, resync: resync,
-		informer: f.Core().V1().ConfigMaps().Informer(),
+		informer: informer,
 		queue:    worker.NewQueue(name),
 		logger:   logger,
 	}

@@ -21,8 +21,8 @@ const (
 // RunLegacyTokenTracking records, once, the day this cluster began
 // tracking legacy token use (today when absent or malformed) and runs
 // until ctx ends.
-func RunLegacyTokenTracking(ctx context.Context, client kubernetes.Interface, clk clock.PassiveClock, logger *slog.Logger) error {
-	k, err := newKeeper(client, LegacyTokenTrackingConfigMap, 0, logger, func(existing *corev1.ConfigMap) (map[string]string, error) {
+func RunLegacyTokenTracking(ctx context.Context, client kubernetes.Interface, newInformer InformerFunc, clk clock.PassiveClock, logger *slog.Logger) error {
+	k, err := newKeeper(client, newInformer, LegacyTokenTrackingConfigMap, 0, logger, func(existing *corev1.ConfigMap) (map[string]string, error) {
 		return legacyTrackingData(existing, clk.Now()), nil
 	})
 	if err != nil {
