@@ -33,7 +33,7 @@ func (cs *coreStorage) lookup(group, path string) rest.Storage {
 // controller, as kube-apiserver's bootstrap controller does).
 // localRead, when not nil, is the storage hooks read in-process rather
 // than through the loopback client (see inProcessLookup).
-func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, localRead func(group, resource string) rest.Storage, logger *slog.Logger) error {
+func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, ctrl *bootstrap.Controller, localRead func(group, resource string) rest.Storage, logger *slog.Logger) error {
 	// Through the loopback client, as upstream: a fresh cluster has them
 	// from the seed already (priorityclass_seed.go).
 	if err := s.AddPostStartHook("scheduling/bootstrap-system-priority-classes", func(hc server.PostStartHookContext) error {
@@ -61,32 +61,6 @@ func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, loca
 		return err
 	}
 
-	storage := func(path string) bootstrap.Storage {
-		group, resource := "", path
-		if path == "endpointslices" {
-			group = "discovery.k8s.io"
-		}
-		if path == "servicecidrs" {
-			group = "networking.k8s.io"
-		}
-		st, _ := cs.lookup(group, resource).(bootstrap.Storage)
-		return st
-	}
-	cidrStatus, _ := cs.lookup("networking.k8s.io", "servicecidrs/status").(rest.Updater)
-	ctrl, err := bootstrap.New(bootstrap.Config{
-		Services:          storage("services"),
-		Endpoints:         storage("endpoints"),
-		EndpointSlices:    storage("endpointslices"),
-		ServiceCIDRs:      storage("servicecidrs"),
-		ServiceCIDRStatus: cidrStatus,
-		ServiceCIDR:       c.ServiceClusterIPRange,
-		AdvertiseAddress:  advertiseAddress(c),
-		SecurePort:        c.SecurePort,
-		Logger:            logger.With("controller", "bootstrap"),
-	})
-	if err != nil {
-		return fmt.Errorf("bootstrap controller: %w", err)
-	}
 	// As upstream, the default ServiceCIDR exists before the server is
 	// healthy (Service IPs are allocated from it), while the kubernetes
 	// Service and its endpoints come after: upstream's controller writes
@@ -124,6 +98,38 @@ func addBootstrapHooks(s *server.GenericServer, c *Config, cs *coreStorage, loca
 		}()
 		return nil
 	})
+}
+
+// newBootstrapController builds the controller of the kubernetes Service,
+// its endpoints and the default ServiceCIDR over the core storage.
+func newBootstrapController(c *Config, cs *coreStorage, logger *slog.Logger) (*bootstrap.Controller, error) {
+	storage := func(path string) bootstrap.Storage {
+		group, resource := "", path
+		if path == "endpointslices" {
+			group = "discovery.k8s.io"
+		}
+		if path == "servicecidrs" {
+			group = "networking.k8s.io"
+		}
+		st, _ := cs.lookup(group, resource).(bootstrap.Storage)
+		return st
+	}
+	cidrStatus, _ := cs.lookup("networking.k8s.io", "servicecidrs/status").(rest.Updater)
+	ctrl, err := bootstrap.New(bootstrap.Config{
+		Services:          storage("services"),
+		Endpoints:         storage("endpoints"),
+		EndpointSlices:    storage("endpointslices"),
+		ServiceCIDRs:      storage("servicecidrs"),
+		ServiceCIDRStatus: cidrStatus,
+		ServiceCIDR:       c.ServiceClusterIPRange,
+		AdvertiseAddress:  advertiseAddress(c),
+		SecurePort:        c.SecurePort,
+		Logger:            logger.With("controller", "bootstrap"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap controller: %w", err)
+	}
+	return ctrl, nil
 }
 
 // advertiseAddress is where clients reach this server: the configured

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -27,6 +29,11 @@ func TestDefaultServiceCIDRBeforeReady(t *testing.T) {
 	}
 	if len(cidr.Spec.CIDRs) == 0 {
 		t.Fatalf("the default ServiceCIDR has no ranges: %+v", cidr.Spec)
+	}
+	// On fresh storage the seed wrote it (and its status) before the
+	// server served; either way it is Ready at ready.
+	if c := meta.FindStatusCondition(cidr.Status.Conditions, networkingv1.ServiceCIDRConditionReady); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("the default ServiceCIDR's Ready condition at ready: %+v", cidr.Status.Conditions)
 	}
 	prefix, err := netip.ParsePrefix(cidr.Spec.CIDRs[0])
 	if err != nil {

@@ -113,6 +113,10 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	if deps.authn != nil {
 		deps.authn.objects.bind(storage.groups)
 	}
+	bootstrapCtrl, err := newBootstrapController(c, storage, logger)
+	if err != nil {
+		return nil, nil, err
+	}
 	informers := deps.informers
 	chain, err := admissionChain(&admissionDeps{config: c, storage: storage, informers: informers, authz: deps.authz, scheme: scheme, metrics: sc.Metrics})
 	if err != nil {
@@ -142,7 +146,17 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 		sets = append(sets, flowControlSeed, priorityClassSeed)
 		// Overlaps the rest of the build (it needs only the storage and
 		// the type converter); Run waits for it before serving.
-		env := seedEnv{lookup: storage.lookup, scheme: scheme, tc: typeConverter, before: storage.ensureSystemNamespaces, ready: deps.storage.awaitReady}
+		// On fresh storage the seed's first step also writes what the
+		// hooks would write straight into storage first (the system
+		// namespaces, the default ServiceCIDR): before the server serves
+		// nobody can tell, and the hooks then find them.
+		before := func(ctx context.Context) error {
+			if err := storage.ensureSystemNamespaces(ctx); err != nil {
+				return err
+			}
+			return bootstrapCtrl.EnsureServiceCIDR(ctx)
+		}
+		env := seedEnv{lookup: storage.lookup, scheme: scheme, tc: typeConverter, before: before, ready: deps.storage.awaitReady}
 		deps.authz.seedEnv = &env
 		deps.authz.seed = startBootstrapSeed(deps.ctx, env, sets...)
 	}
@@ -189,7 +203,7 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 	}); err != nil {
 		return nil, nil, err
 	}
-	if err := addBootstrapHooks(s, c, storage, inProcessLookup(deps.local, storage.lookup), logger); err != nil {
+	if err := addBootstrapHooks(s, c, storage, bootstrapCtrl, inProcessLookup(deps.local, storage.lookup), logger); err != nil {
 		return nil, nil, err
 	}
 	if err := informers.addHook(s); err != nil {
