@@ -95,7 +95,7 @@ func streamEvents(ctx context.Context, scope *RequestScope, w http.ResponseWrite
 	}
 	enc.framer = info.StreamSerializer.Framer.NewFrameWriter(w)
 	obs := request.ObservationFrom(ctx)
-	next, tryNext := nextEvent(watcher)
+	next, tryNext := storage.EventSource(watcher)
 	for {
 		event, ok := tryNext(ctx)
 		if !ok {
@@ -112,34 +112,6 @@ func streamEvents(ctx context.Context, scope *RequestScope, w http.ResponseWrite
 		}
 		obs.WatchEvent(enc.eventBuf.Len())
 	}
-}
-
-// nextEvent returns how to wait for the watch's next event, and how to
-// take one only if it is ready: a watch the handler can drive (the watch
-// cache's) is pulled in this goroutine, sparing it a goroutine of its
-// own; any other is read from ResultChan.
-func nextEvent(watcher watch.Interface) (next, tryNext func(context.Context) (watch.Event, bool)) {
-	if p, ok := watcher.(storage.PulledWatch); ok {
-		return p.Next, p.TryNext
-	}
-	ch := watcher.ResultChan()
-	next = func(ctx context.Context) (watch.Event, bool) {
-		select {
-		case <-ctx.Done():
-			return watch.Event{}, false
-		case event, ok := <-ch:
-			return event, ok
-		}
-	}
-	tryNext = func(context.Context) (watch.Event, bool) {
-		select {
-		case event, ok := <-ch:
-			return event, ok
-		default:
-			return watch.Event{}, false
-		}
-	}
-	return next, tryNext
 }
 
 // canFlush reports whether w, or a writer it wraps, can flush.

@@ -45,9 +45,9 @@ func (s *eventStream) run() {
 	defer close(s.done)
 	defer close(s.result)
 	defer s.source.Stop()
-	next := s.nextFunc()
+	next, _ := storage.EventSource(s.source)
 	for {
-		ev, ok := next()
+		ev, ok := next(s.ctx)
 		if !ok {
 			return
 		}
@@ -64,22 +64,6 @@ func (s *eventStream) run() {
 		case s.result <- ev:
 		case <-s.ctx.Done():
 			return
-		}
-	}
-}
-
-// nextFunc pulls from a watch cache's watch, or reads any other's channel.
-func (s *eventStream) nextFunc() func() (watch.Event, bool) {
-	if p, ok := s.source.(storage.PulledWatch); ok {
-		return func() (watch.Event, bool) { return p.Next(s.ctx) }
-	}
-	ch := s.source.ResultChan()
-	return func() (watch.Event, bool) {
-		select {
-		case ev, ok := <-ch:
-			return ev, ok
-		case <-s.ctx.Done():
-			return watch.Event{}, false
 		}
 	}
 }
