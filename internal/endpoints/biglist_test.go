@@ -16,6 +16,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/endpoints"
 	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/storage"
 )
 
 // bigConfigMaps serves a fixed list the way the watch cache does: every
@@ -26,6 +27,19 @@ type bigConfigMaps struct {
 	items []corev1.ConfigMap
 	// cont is the continue token the lists carry, to pin list metadata.
 	cont string
+	// encs, when set, are the items' encodings, which every list records
+	// as its sources, as the watch cache does.
+	encs []*storage.ItemEncodings
+}
+
+// withSources makes the store's lists say which encodings their items
+// have, as the watch cache's do.
+func (s *bigConfigMaps) withSources() *bigConfigMaps {
+	s.encs = make([]*storage.ItemEncodings, len(s.items))
+	for i := range s.encs {
+		s.encs[i] = &storage.ItemEncodings{}
+	}
+	return s
 }
 
 const bigPath = "/api/v1/namespaces/ns1/bigconfigmaps"
@@ -52,16 +66,20 @@ func (s *bigConfigMaps) NewList() runtime.Object { return &corev1.ConfigMapList{
 func (s *bigConfigMaps) Destroy()                {}
 func (s *bigConfigMaps) NamespaceScoped() bool   { return true }
 
-func (s *bigConfigMaps) List(context.Context, *metainternalversion.ListOptions) (runtime.Object, error) {
+func (s *bigConfigMaps) List(ctx context.Context, _ *metainternalversion.ListOptions) (runtime.Object, error) {
 	var remaining *int64
 	if s.cont != "" {
 		n := int64(7)
 		remaining = &n
 	}
-	return &corev1.ConfigMapList{
+	list := &corev1.ConfigMapList{
 		ListMeta: metav1.ListMeta{ResourceVersion: "20000", Continue: s.cont, RemainingItemCount: remaining},
 		Items:    slices.Clone(s.items),
-	}, nil
+	}
+	if s.encs != nil {
+		storage.RecordListSources(ctx, list, s.encs)
+	}
+	return list, nil
 }
 
 // ConvertToTable renders a name and a data count column.
@@ -134,7 +152,13 @@ var listAccepts = []struct{ name, accept string }{
 // writer that keeps nothing, in every list encoding, plain and gzipped.
 func BenchmarkList10kConfigMaps(b *testing.B) {
 	env := newTestEnv(b, withBigConfigMaps(newBigConfigMaps(10000, 1024)))
-	for _, a := range listAccepts {
+	cached := newTestEnv(b, withBigConfigMaps(newBigConfigMaps(10000, 1024).withSources()))
+	accepts := append(slices.Clone(listAccepts), struct{ name, accept string }{"json-cached", "application/json"})
+	for _, a := range accepts {
+		env := env
+		if a.name == "json-cached" {
+			env = cached
+		}
 		for _, gzip := range []bool{false, true} {
 			name := a.name
 			if gzip {

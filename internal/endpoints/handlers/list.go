@@ -6,6 +6,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/storage"
 )
 
 // ListResource serves GET of a collection, and its watch when the query
@@ -38,6 +39,11 @@ func ListResource(r rest.Lister, rw rest.Watcher, scope *RequestScope, forceWatc
 		if r == nil {
 			scope.err(apierrors.NewMethodNotSupported(scope.Resource.GroupResource(), "list"), w, req)
 			return
+		}
+		if wantsCachedItems(t.mediaType) {
+			// A list from the watch cache then says which cached objects
+			// filled it, and their earlier encodings are reused.
+			ctx, _ = storage.WithListSources(ctx)
 		}
 		result, err := r.List(ctx, opts)
 		if err != nil {

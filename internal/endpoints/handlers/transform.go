@@ -15,6 +15,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/negotiation"
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/responsewriters"
+	"github.com/kapi-dev/kapi/internal/storage"
 )
 
 // isMetaTarget reports whether target is one of the meta.k8s.io
@@ -82,6 +83,9 @@ func (s *RequestScope) writeResponse(ctx context.Context, w http.ResponseWriter,
 	}
 	var serializer runtime.NegotiatedSerializer = s.Serializer
 	var gv runtime.GroupVersioner = s.encodeVersion()
+	if sources := storage.ListSourcesFrom(ctx); sources != nil && mediaType.Convert == nil {
+		serializer = withCachedItems(serializer, sources)
+	}
 	if isMetaTarget(mediaType.Convert) {
 		serializer, gv = metaSerializer(), mediaType.Convert.GroupVersion()
 		if mediaType.Convert.Kind == "Table" {

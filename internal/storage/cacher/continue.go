@@ -49,5 +49,5 @@ func (c *Cacher) listContinued(ctx context.Context, key string, opts storage.Lis
 	if err != nil {
 		return err
 	}
-	return c.fillList(key, opts, p, listObj)
+	return c.fillList(ctx, key, opts, p, listObj)
 }

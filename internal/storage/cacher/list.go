@@ -86,7 +86,7 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	if mode == readContinue {
 		err = c.listContinued(ctx, key, opts, listObj)
 	} else if err = c.wait(ctx, key, mode, rv); err == nil {
-		err = c.listFromCache(key, opts, listObj)
+		err = c.listFromCache(ctx, key, opts, listObj)
 	}
 	tooSlow := errors.Is(err, errTooSlow)
 	// A consistent read counts when the cache took it on: served it,
@@ -105,6 +105,7 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 // page is what a list collects from the cache.
 type page struct {
 	items     []runtime.Object
+	from      []*item // the cache's items behind items, in order
 	lastKey   string
 	hasMore   bool
 	remaining int64 // keys after the page, counted only when unfiltered
@@ -114,7 +115,7 @@ type page struct {
 	fetched, evaluated int
 }
 
-func (c *Cacher) listFromCache(key string, opts storage.ListOptions, listObj runtime.Object) error {
+func (c *Cacher) listFromCache(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
 	p, err := c.collect(key, opts)
 	if errors.Is(err, errUseStorage) {
 		return err
@@ -123,14 +124,22 @@ func (c *Cacher) listFromCache(key string, opts storage.ListOptions, listObj run
 	if err != nil {
 		return err
 	}
-	return c.fillList(key, opts, p, listObj)
+	return c.fillList(ctx, key, opts, p, listObj)
 }
 
 // fillList puts a collected page into listObj with its revision, continue
-// token and remaining count, as storage sets them.
-func (c *Cacher) fillList(key string, opts storage.ListOptions, p page, listObj runtime.Object) error {
+// token and remaining count, as storage sets them, and tells a request
+// that asked which cached object versions the items are.
+func (c *Cacher) fillList(ctx context.Context, key string, opts storage.ListOptions, p page, listObj runtime.Object) error {
 	if err := meta.SetList(listObj, p.items); err != nil {
 		return err
+	}
+	if storage.WantsListSources(ctx) {
+		encs := make([]*storage.ItemEncodings, len(p.from))
+		for i, it := range p.from {
+			encs[i] = it.encodings()
+		}
+		storage.RecordListSources(ctx, listObj, encs)
 	}
 	if !p.hasMore {
 		return c.versioner.UpdateList(listObj, p.rv, "", nil)
@@ -165,6 +174,7 @@ func (c *Cacher) collect(key string, opts storage.ListOptions) (page, error) {
 			}
 			if match {
 				p.items = append(p.items, it.obj)
+				p.from = append(p.from, it)
 			}
 		}
 		return p, nil
@@ -195,6 +205,7 @@ func collectRange(tree *btree.BTreeG[*item], from, prefix string, pred storage.S
 		p.lastKey = it.key
 		if match {
 			p.items = append(p.items, it.obj)
+			p.from = append(p.from, it)
 		}
 		return true
 	})

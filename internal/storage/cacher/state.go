@@ -3,16 +3,31 @@ package cacher
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/btree"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/internal/storage"
 )
 
 // item is one object of the cache under its storage key.
 type item struct {
 	key string
 	obj runtime.Object
+	// enc holds obj's encodings as a list item, made on the first list
+	// that asks for them (see storage.ListSources).
+	enc atomic.Pointer[storage.ItemEncodings]
+}
+
+// encodings returns the item's encodings, making them on first use.
+func (it *item) encodings() *storage.ItemEncodings {
+	if e := it.enc.Load(); e != nil {
+		return e
+	}
+	it.enc.CompareAndSwap(nil, &storage.ItemEncodings{})
+	return it.enc.Load()
 }
 
 // state is what the cache knows: the objects sorted by key, the recent
