@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/kapi-dev/kapi/internal/server/filters"
 )
 
 // connectionLinger is how long shutdown lets connections linger once every
@@ -31,9 +33,10 @@ func newRunningHandlers() *runningHandlers {
 	return &runningHandlers{none: none}
 }
 
-// wrap counts every call of h.
+// wrap counts every call of h, on a stack grown to fit the filter chain.
 func (r *runningHandlers) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		filters.GrowChainStack()
 		r.add()
 		defer r.done()
 		h.ServeHTTP(w, req)

@@ -83,6 +83,7 @@ func serveWithDeadline(w http.ResponseWriter, r *http.Request, next http.Handler
 	// Buffered so a handler finishing after the timeout never blocks.
 	result := make(chan any, 1)
 	go func() {
+		growHandlerStack()
 		defer func() { result <- recoverForRethrow(recover()) }()
 		next.ServeHTTP(tw, inner)
 	}()
