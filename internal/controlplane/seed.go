@@ -26,6 +26,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
 	"github.com/kapi-dev/kapi/internal/registry/flowcontrol/ensurer"
 	registryrest "github.com/kapi-dev/kapi/internal/registry/rest"
+	"github.com/kapi-dev/kapi/internal/stack"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3"
 )
 
@@ -150,6 +151,7 @@ func seed(ctx context.Context, env seedEnv, sets []seedSet) (bool, error) {
 	for i, o := range objs {
 		batch.Join()
 		wg.Go(func() {
+			stack.GrowForHandler()
 			defer batch.Leave(ctx)
 			errs[i] = w.create(ctx, o)
 		})

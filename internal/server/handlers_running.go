@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kapi-dev/kapi/internal/server/filters"
+	"github.com/kapi-dev/kapi/internal/stack"
 )
 
 // connectionLinger is how long shutdown lets connections linger once every
@@ -36,7 +36,7 @@ func newRunningHandlers() *runningHandlers {
 // wrap counts every call of h, on a stack grown to fit the filter chain.
 func (r *runningHandlers) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		filters.GrowChainStack()
+		stack.GrowForChain()
 		r.add()
 		defer r.done()
 		h.ServeHTTP(w, req)

@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
+	"github.com/kapi-dev/kapi/internal/stack"
 )
 
 // timeoutMessage is upstream's wording; the Status message is prefixed with
@@ -83,7 +84,7 @@ func serveWithDeadline(w http.ResponseWriter, r *http.Request, next http.Handler
 	// Buffered so a handler finishing after the timeout never blocks.
 	result := make(chan any, 1)
 	go func() {
-		growHandlerStack()
+		stack.GrowForHandler()
 		defer func() { result <- recoverForRethrow(recover()) }()
 		next.ServeHTTP(tw, inner)
 	}()

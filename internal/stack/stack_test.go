@@ -1,4 +1,4 @@
-package filters
+package stack
 
 import (
 	"sync"
@@ -26,7 +26,7 @@ func BenchmarkRequestStack(b *testing.B) {
 		grow func()
 	}{
 		{"grown-on-demand", func() {}},
-		{"grown-first", growHandlerStack},
+		{"grown-first", GrowForHandler},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var wg sync.WaitGroup

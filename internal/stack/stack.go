@@ -1,4 +1,5 @@
-package filters
+// Package stack grows a goroutine's stack ahead of deep work.
+package stack
 
 // Go starts a goroutine, such as the one HTTP/2 runs each request on, at
 // the average stack size of all goroutines: a few KiB, since most of a
@@ -22,20 +23,21 @@ const (
 //go:noinline
 func keepFrame([]byte) {}
 
-// GrowChainStack grows the calling goroutine's stack to fit the filter
+// GrowForChain grows the calling goroutine's stack to fit the filter
 // chain. It is called first thing on a request's goroutine.
 //
 //go:noinline
-func GrowChainStack() {
+func GrowForChain() {
 	var frame [chainStackFrame]byte
 	keepFrame(frame[:])
 }
 
-// growHandlerStack grows the calling goroutine's stack to fit a short
-// request's handler.
+// GrowForHandler grows the calling goroutine's stack to fit a short
+// request's handler, or any work as deep: a create, update or patch of an
+// object.
 //
 //go:noinline
-func growHandlerStack() {
+func GrowForHandler() {
 	var frame [handlerStackFrame]byte
 	keepFrame(frame[:])
 }
