@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	goruntime "runtime"
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,10 +15,16 @@ import (
 // names the serializer and everything else the bytes depend on), so that
 // later lists copy the bytes instead of encoding the object again. A
 // watch cache keeps one per object version: a change makes a new version
-// with no encodings, so stale bytes are never served.
+// with no encodings, so stale bytes are never served. All of them
+// together hold at most itemEncodingsBudget bytes: past it, items are
+// encoded every time, as without them.
 type ItemEncodings struct {
 	// entries is replaced, never changed: readers load it without a lock.
 	entries atomic.Pointer[[]encodedItem]
+	// held counts the bytes entries holds against the budget; made with
+	// the first entry, it gives them back once the encodings are
+	// garbage.
+	held atomic.Pointer[heldBytes]
 }
 
 type encodedItem struct {
@@ -25,10 +32,22 @@ type encodedItem struct {
 	data []byte
 }
 
+// itemEncodingsBudget bounds the bytes all ItemEncodings of the process
+// hold: the encodings of 64 MiB of listed objects (about 45,000 ConfigMaps
+// of 1 KiB), so that a cluster listing far more in JSON does not keep a
+// second copy of everything it lists.
+var itemEncodingsBudget int64 = 64 << 20
+
+// itemEncodingBytes is what all ItemEncodings hold now.
+var itemEncodingBytes atomic.Int64
+
+type heldBytes struct{ n atomic.Int64 }
+
+func releaseHeld(h *heldBytes) { itemEncodingBytes.Add(-h.n.Load()) }
+
 // Write writes the bytes recorded for id, or calls encode to produce
-// them, records a copy (encode may reuse its buffer) and writes them. Two
-// lists encoding the same object at once may both call encode; the bytes
-// are the same and one is kept.
+// them, records a copy (encode may reuse its buffer) when the budget
+// allows, and writes them.
 func (e *ItemEncodings) Write(id string, encode func() ([]byte, error), w io.Writer) error {
 	data, ok := e.lookup(id)
 	if !ok {
@@ -36,8 +55,8 @@ func (e *ItemEncodings) Write(id string, encode func() ([]byte, error), w io.Wri
 		if err != nil {
 			return err
 		}
-		data = bytes.Clone(encoded)
-		e.record(id, data)
+		data = encoded
+		e.record(id, encoded)
 	}
 	_, err := w.Write(data)
 	return err
@@ -54,23 +73,48 @@ func (e *ItemEncodings) lookup(id string) ([]byte, bool) {
 	return nil, false
 }
 
+// record keeps a copy of data under id, if the budget has room for it.
+// Two lists encoding the same object at once may both record; the bytes
+// are the same and the first is kept.
 func (e *ItemEncodings) record(id string, data []byte) {
+	n := int64(len(data))
+	if itemEncodingBytes.Add(n) > itemEncodingsBudget {
+		itemEncodingBytes.Add(-n)
+		return
+	}
+	data = bytes.Clone(data)
 	for {
 		old := e.entries.Load()
 		var next []encodedItem
 		if old != nil {
 			for _, en := range *old {
 				if en.id == id {
-					return // another list recorded it first
+					itemEncodingBytes.Add(-n) // another list recorded it first
+					return
 				}
 			}
 			next = append(make([]encodedItem, 0, len(*old)+1), *old...)
 		}
 		next = append(next, encodedItem{id: id, data: data})
 		if e.entries.CompareAndSwap(old, &next) {
+			e.heldBytes().n.Add(n)
 			return
 		}
 	}
+}
+
+// heldBytes returns e's count of held bytes, making it (and arranging for
+// its bytes to go back to the budget when e is garbage) on first use.
+func (e *ItemEncodings) heldBytes() *heldBytes {
+	if h := e.held.Load(); h != nil {
+		return h
+	}
+	h := &heldBytes{}
+	if !e.held.CompareAndSwap(nil, h) {
+		return e.held.Load()
+	}
+	goruntime.AddCleanup(e, releaseHeld, h)
+	return h
 }
 
 // ListSources is where a cache says which of its object versions filled

@@ -3,9 +3,12 @@ package storage
 import (
 	"bytes"
 	"errors"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -113,5 +116,54 @@ func TestListSourcesFor(t *testing.T) {
 	var none *ListSources
 	if none.For(list) != nil {
 		t.Error("nil ListSources has sources")
+	}
+}
+
+// TestItemEncodingsBudget: past the budget, items are written but not
+// kept; kept bytes go back to the budget once their encodings are
+// garbage.
+func TestItemEncodingsBudget(t *testing.T) {
+	saved := itemEncodingsBudget
+	t.Cleanup(func() { itemEncodingsBudget = saved })
+	// Let encodings earlier tests left behind give their bytes back first.
+	for range 3 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	base := itemEncodingBytes.Load()
+	itemEncodingsBudget = base + 100
+
+	var calls int
+	encode := func(data string) func() ([]byte, error) {
+		return func() ([]byte, error) { calls++; return []byte(data), nil }
+	}
+	kept := &ItemEncodings{}
+	var out bytes.Buffer
+	if err := kept.Write("json", encode(strings.Repeat("k", 60)), &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := itemEncodingBytes.Load() - base; got != 60 {
+		t.Fatalf("%d bytes held, want 60", got)
+	}
+
+	over := &ItemEncodings{}
+	for range 2 {
+		out.Reset()
+		if err := over.Write("json", encode(strings.Repeat("o", 60)), &out); err != nil || out.Len() != 60 {
+			t.Fatalf("over the budget: %q, %v", out.String(), err)
+		}
+	}
+	if calls != 3 || itemEncodingBytes.Load()-base != 60 {
+		t.Errorf("over the budget: %d encodes (want 3: nothing kept), %d bytes held (want 60)", calls, itemEncodingBytes.Load()-base)
+	}
+
+	kept = nil
+	deadline := time.Now().Add(10 * time.Second)
+	for itemEncodingBytes.Load() > base {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still held after their encodings became garbage", itemEncodingBytes.Load()-base)
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
 	}
 }
