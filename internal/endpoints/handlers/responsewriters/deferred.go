@@ -44,15 +44,37 @@ func (w *deferredWriter) Write(p []byte) (int, error) {
 		w.start(true)
 		return w.send(p)
 	}
+	if w.buf == nil {
+		w.buf = (*holdBuffers.Get().(*[]byte))[:0]
+	}
 	w.buf = append(w.buf, p...)
 	if len(w.buf) > gzipThresholdBytes {
 		w.start(true)
-		if _, err := w.send(w.buf); err != nil {
+		_, err := w.send(w.buf)
+		w.releaseBuf()
+		if err != nil {
 			return 0, err
 		}
-		w.buf = nil
 	}
 	return len(p), nil
+}
+
+// holdBuffers reuse the buffers that hold back the start of a body: grown
+// by appends to past the threshold, each cost about twice the threshold
+// in allocations, on every page of a paged list.
+var holdBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, gzipThresholdBytes+32<<10)
+	return &b
+}}
+
+// releaseBuf returns the held buffer, whose bytes were sent (the writers
+// below copy what they are given) or are no longer wanted.
+func (w *deferredWriter) releaseBuf() {
+	if w.buf != nil && cap(w.buf) <= 2*gzipThresholdBytes {
+		b := w.buf[:0]
+		holdBuffers.Put(&b)
+	}
+	w.buf = nil
 }
 
 // send writes to the client, keeping its first error.
@@ -85,14 +107,14 @@ func (w *deferredWriter) start(large bool) {
 }
 
 // discard drops what is held, before anything was sent.
-func (w *deferredWriter) discard() { w.buf = nil }
+func (w *deferredWriter) discard() { w.releaseBuf() }
 
 // Close sends what is held and ends the gzip stream.
 func (w *deferredWriter) Close() error {
 	if !w.started {
 		w.start(false)
 		_, err := w.send(w.buf)
-		w.buf = nil
+		w.releaseBuf()
 		return err
 	}
 	if w.gz == nil {
