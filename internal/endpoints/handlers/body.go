@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -22,10 +23,10 @@ import (
 func limitedReadBody(req *http.Request, limit int64) ([]byte, error) {
 	defer req.Body.Close()
 	if limit <= 0 {
-		return io.ReadAll(req.Body)
+		return readAll(req.Body, req.ContentLength)
 	}
 	lr := &io.LimitedReader{R: req.Body, N: limit + 1}
-	data, err := io.ReadAll(lr)
+	data, err := readAll(lr, min(req.ContentLength, limit+1))
 	if err != nil {
 		return nil, err
 	}
@@ -34,6 +35,21 @@ func limitedReadBody(req *http.Request, limit int64) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// readAll reads r to its end into one buffer sized for the sizeHint
+// bytes announced (the Content-Length; -1 when unknown), where io.ReadAll
+// starts small and grows step by step. A wrong hint costs only growth.
+func readAll(r io.Reader, sizeHint int64) ([]byte, error) {
+	if sizeHint <= 0 || sizeHint > maxPresizedBody {
+		return io.ReadAll(r)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, sizeHint+bytes.MinRead))
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
+}
+
+// maxPresizedBody bounds the buffer a Content-Length may reserve up front.
+const maxPresizedBody = 4 << 20
 
 // fieldValidation is the directive of the fieldValidation query parameter;
 // Warn when unset.
