@@ -125,8 +125,12 @@ func (r *Runner) watcher(ctx context.Context, rv string, out *[]arrival, events 
 	var once sync.Once
 	defer once.Do(started)
 	cms := r.c.JSON.CoreV1().ConfigMaps(r.ns)
+	// Only the run's objects: another ConfigMap of the namespace (the
+	// kube-root-ca.crt a controller publishes into a new namespace) would
+	// count as an event and end the wait for the writes' events early.
+	selector := LabelKey + "=" + r.runID
 	for ctx.Err() == nil {
-		w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
+		w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, LabelSelector: selector})
 		once.Do(started)
 		if err != nil {
 			if ctx.Err() == nil {
