@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 func TestParse(t *testing.T) {
@@ -188,6 +189,11 @@ func TestStartupCollector(t *testing.T) {
 	prev := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(prev)
 
+	freed := make(chan struct{}, 4)
+	savedFree, savedDelay := freeOSMemory, settleDelay
+	freeOSMemory, settleDelay = func() { freed <- struct{}{} }, 10*time.Millisecond
+	defer func() { freeOSMemory, settleDelay = savedFree, savedDelay }()
+
 	ready := StartupCollector()
 	if got := debug.SetGCPercent(startupGCPercent); got != startupGCPercent {
 		t.Errorf("while starting the GC percent is %d, want %d", got, startupGCPercent)
@@ -196,6 +202,18 @@ func TestStartupCollector(t *testing.T) {
 	ready()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("once ready the GC percent is %d, want 100 back", got)
+	}
+	// Once at ready and once after the controllers settled.
+	for i := range 2 {
+		select {
+		case <-freed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the start's garbage was returned %d times, want 2", i)
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := len(freed); n != 0 {
+		t.Errorf("returned %d more times, want exactly 2 (ready counts once)", n)
 	}
 }
 
