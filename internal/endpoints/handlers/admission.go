@@ -31,12 +31,13 @@ func (s *RequestScope) attrs(ctx context.Context, op admission.Operation, namesp
 }
 
 // mutate runs the mutating half of admission; managedFields it breaks are
-// put back.
+// put back. Every write path runs the field manager (when the scope has
+// one) before admission.
 func (s *RequestScope) mutate(ctx context.Context, a *admission.Attributes) error {
 	if s.Admission == nil {
 		return nil
 	}
-	return guardManagedFields(ctx, a.Object, func() error { return s.Admission.Admit(ctx, a) })
+	return guardManagedFields(ctx, a.Object, s.FieldManager != nil, func() error { return s.Admission.Admit(ctx, a) })
 }
 
 // validateObject is the ValidateObjectFunc of a create: validating

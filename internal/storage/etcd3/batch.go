@@ -145,7 +145,7 @@ func commitTogether(ctx context.Context, creates []*batchedCreate) {
 			}
 			full := c.kv.key(c.key)
 			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(full), "=", 0))
-			ops = append(ops, clientv3.OpPut(full, string(c.value)))
+			ops = append(ops, opPut(full, c.value))
 		}
 		if client != nil {
 			resp, err := client.Txn(ctx).If(cmps...).Then(ops...).Commit()
@@ -160,6 +160,6 @@ func commitTogether(ctx context.Context, creates []*batchedCreate) {
 	// One at a time: a key that exists (or a refused transaction) gets
 	// the answer a create alone would.
 	for _, c := range creates {
-		c.rev, c.cur, c.ok, c.err = c.kv.txn(ctx, c.key, 0, clientv3.OpPut(c.kv.key(c.key), string(c.value)))
+		c.rev, c.cur, c.ok, c.err = c.kv.txn(ctx, c.key, 0, opPut(c.kv.key(c.key), c.value))
 	}
 }

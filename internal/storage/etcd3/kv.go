@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"unsafe"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -91,7 +92,14 @@ func (k *etcdKV) Put(ctx context.Context, key string, value []byte, expected int
 			return b.create(ctx, k, key, value)
 		}
 	}
-	return k.txn(ctx, key, expected, clientv3.OpPut(k.key(key), string(value)))
+	return k.txn(ctx, key, expected, opPut(k.key(key), value))
+}
+
+// opPut is clientv3.OpPut without a copy of value: OpPut copies its value
+// string into the Op's own bytes, so the string may borrow value's for the
+// call (a value is written once, and a create's is ~1 KiB).
+func opPut(key string, value []byte) clientv3.Op {
+	return clientv3.OpPut(key, unsafe.String(unsafe.SliceData(value), len(value)))
 }
 
 func (k *etcdKV) Delete(ctx context.Context, key string, expected int64) (int64, *kvstore.KeyValue, bool, error) {
