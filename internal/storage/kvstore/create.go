@@ -19,7 +19,7 @@ func (s *store) Create(ctx context.Context, key string, obj, out runtime.Object)
 	if err := s.versioner.PrepareObjectForStorage(obj); err != nil {
 		return err
 	}
-	data, err := runtime.Encode(s.codec, obj)
+	data, err := encode(s.codec, obj)
 	if err != nil {
 		return &storage.Error{Code: storage.ErrCodeInvalidObj, Key: key, Message: "cannot encode object", Err: err}
 	}

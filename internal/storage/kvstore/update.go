@@ -77,7 +77,7 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, dest runtime.O
 		if err := s.versioner.PrepareObjectForStorage(out); err != nil {
 			return err
 		}
-		data, err := runtime.Encode(s.codec, out)
+		data, err := encode(s.codec, out)
 		if err != nil {
 			return &storage.Error{Code: storage.ErrCodeInvalidObj, Key: key, Message: "cannot encode object", Err: err}
 		}
