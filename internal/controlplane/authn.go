@@ -48,11 +48,11 @@ type authentication struct {
 }
 
 // newAuthentication builds the authenticators in kube-apiserver's order:
-// front proxy, client certificates, bearer tokens (token file,
+// front proxy, client certificates, bearer tokens (the loopback token, token file,
 // service-account tokens, bootstrap tokens, OIDC, webhook); every
 // authenticated user gets system:authenticated; with --anonymous-auth, a
 // request nobody recognises (and nobody rejects) is system:anonymous.
-func newAuthentication(ctx context.Context, c *Config, t *tlsServing, saKeys []crypto.PublicKey, logger *slog.Logger) (*authentication, error) {
+func newAuthentication(ctx context.Context, c *Config, t *tlsServing, saKeys []crypto.PublicKey, loopbackToken authenticator.Token, logger *slog.Logger) (*authentication, error) {
 	sec := &c.Security
 	a := &authentication{objects: &objectGetter{}, saKeys: saKeys}
 	var requests []authenticator.Request
@@ -66,7 +66,9 @@ func newAuthentication(ctx context.Context, c *Config, t *tlsServing, saKeys []c
 	}
 	requests = append(requests, x509authn.NewDynamic(t.clientCAs))
 
-	var tokens []authenticator.Token
+	// The server's own clients first, as kube-apiserver: their token is
+	// good whatever else is configured.
+	tokens := []authenticator.Token{audienceAgnostic{loopbackToken, c.APIAudiences}}
 	if sec.TokenAuthFile != "" {
 		tf, err := tokenfile.NewCSVWithLogger(sec.TokenAuthFile, logger)
 		if err != nil {
@@ -235,7 +237,7 @@ func loadSigningKey(c *Config) func() (crypto.Signer, error) {
 
 // securityAuthentication takes the service-account signing key from
 // signingKey, loads the verifying keys and builds the authenticators.
-func securityAuthentication(ctx context.Context, c *Config, t *tlsServing, signingKey func() (crypto.Signer, error), logger *slog.Logger) (*authentication, error) {
+func securityAuthentication(ctx context.Context, c *Config, t *tlsServing, signingKey func() (crypto.Signer, error), loopbackToken authenticator.Token, logger *slog.Logger) (*authentication, error) {
 	signer, err := signingKey()
 	if err != nil {
 		return nil, err
@@ -244,7 +246,7 @@ func securityAuthentication(ctx context.Context, c *Config, t *tlsServing, signi
 	if err != nil {
 		return nil, err
 	}
-	return newAuthentication(ctx, c, t, keys, logger)
+	return newAuthentication(ctx, c, t, keys, loopbackToken, logger)
 }
 
 // audienceAgnostic is a token authenticator whose tokens carry no

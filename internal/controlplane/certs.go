@@ -106,9 +106,18 @@ func (sc *servingCerts) clientCAPEM(c *Config) ([]byte, error) {
 	return out, nil
 }
 
-// loopbackConfig is how kapi talks to itself: the admin identity over the
-// real listener.
-func (sc *servingCerts) loopbackConfig(url string) *rest.Config {
+// loopbackConfig is how kapi talks to itself: the loopback token's user
+// (system:apiserver) over the real listener.
+func (sc *servingCerts) loopbackConfig(url, token string) *rest.Config {
+	cfg := sc.adminConfig(url)
+	cfg.CertData, cfg.KeyData = nil, nil
+	cfg.BearerToken = token
+	return cfg
+}
+
+// adminConfig is the administrator's (kapi-admin, in system:masters)
+// config over the real listener, handed to an in-process harness.
+func (sc *servingCerts) adminConfig(url string) *rest.Config {
 	cfg := &rest.Config{
 		Host:  url,
 		QPS:   -1,

@@ -78,8 +78,8 @@ type Config struct {
 	PodAdmission PodAdmissionConfig
 
 	// Ready, when set, is called once, on its own goroutine, when the
-	// server serves and every post-start hook has finished, with a copy
-	// of the admin loopback config (the in-process harness waits on it).
+	// server serves and every post-start hook has finished, with the
+	// administrator's config (the in-process harness waits on it).
 	// Not called when Run fails or ctx ends first.
 	Ready func(*rest.Config)
 

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/internal/apis/install"
+	"github.com/kapi-dev/kapi/internal/auth/authenticator/loopback"
 	"github.com/kapi-dev/kapi/internal/endpoints/inprocess"
 	apimetrics "github.com/kapi-dev/kapi/internal/endpoints/metrics"
 	"github.com/kapi-dev/kapi/internal/kubeconfig"
@@ -107,7 +108,8 @@ func Run(ctx context.Context, c *Config) error {
 		listener.Close()
 		return err
 	}
-	authn, err := securityAuthentication(ctx, c, tlsServing, signingKey, logger)
+	loopbackAuth := loopback.New()
+	authn, err := securityAuthentication(ctx, c, tlsServing, signingKey, loopbackAuth, logger)
 	if err != nil {
 		listener.Close()
 		return err
@@ -118,7 +120,7 @@ func Run(ctx context.Context, c *Config) error {
 	sc.Logger = logger
 	sc.TracerProvider = tracerProvider
 	sc.Authentication = authn.request
-	sc.LoopbackClientConfig = serving.loopbackConfig(url)
+	sc.LoopbackClientConfig = serving.loopbackConfig(url, loopbackAuth.Token())
 	sc.Metrics, err = apimetrics.New(registry)
 	if err != nil {
 		listener.Close()
@@ -233,10 +235,9 @@ func Run(ctx context.Context, c *Config) error {
 		go func() {
 			select {
 			case <-prepared.ReadyCh():
-				// The caller's clients are not the server's own.
-				cfg := rest.CopyConfig(sc.LoopbackClientConfig)
-				cfg.WrapTransport = nil
-				c.Ready(cfg)
+				// The caller's clients are not the server's own: they
+				// get the administrator's identity.
+				c.Ready(serving.adminConfig(url))
 			case <-ctx.Done():
 			}
 		}()

@@ -149,11 +149,15 @@ func TestAuditLog(t *testing.T) {
 	// Under an audit policy the server's own informers read through its
 	// handler chain, as kube-apiserver's loopback clients do, so their
 	// watches are audited (without a policy they read the storage
-	// in-process).
+	// in-process). They run as kube-apiserver's loopback user.
 	var informerWatches int
 	for _, e := range readAuditLog(t, logPath, "kapi/shared-informers") {
-		if e.Verb == "watch" && e.User.Username != "" {
-			informerWatches++
+		if e.Verb != "watch" {
+			continue
+		}
+		informerWatches++
+		if e.User.Username != "system:apiserver" {
+			t.Errorf("the server's own watch of %s ran as %q, want system:apiserver", e.RequestURI, e.User.Username)
 		}
 	}
 	if informerWatches == 0 {
