@@ -37,7 +37,7 @@ func NewFieldManager(tc managedfields.TypeConverter, scheme *runtime.Scheme, kin
 	if err != nil {
 		return nil, err
 	}
-	convertor := crossGroupConvertor{ObjectConvertor: scheme, creater: scheme}
+	convertor := crossGroupConvertor{ObjectConvertor: scheme, creater: scheme, typer: scheme}
 	return managedfields.NewDefaultFieldManager(tc, convertor, scheme, scheme, kind, hub, subresource, filter)
 }
 
@@ -83,17 +83,36 @@ func ResetFieldsFilter(versions []schema.GroupVersion, names map[string]struct{}
 // crossGroupConvertor converts to a group version as responses do: a type
 // of another group becomes the kind of the same name in the target
 // (core/v1 Events served as events.k8s.io/v1), which a plain
-// GroupVersion target refuses.
+// GroupVersion target refuses. A typed object already of a kind of the
+// target, with that kind set, is returned as it is: the field manager
+// converts only to read (to build typed values), and the scheme's
+// conversion would deep-copy the whole object twice per write.
 type crossGroupConvertor struct {
 	runtime.ObjectConvertor
 	creater runtime.ObjectCreater
+	typer   runtime.ObjectTyper
 }
 
 func (c crossGroupConvertor) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
 	if gv, ok := target.(schema.GroupVersion); ok {
+		if c.alreadyIn(in, gv) {
+			return in, nil
+		}
 		target = servedVersioner{gv: gv, creater: c.creater}
 	}
 	return c.ObjectConvertor.ConvertToVersion(in, target)
+}
+
+func (c crossGroupConvertor) alreadyIn(in runtime.Object, gv schema.GroupVersion) bool {
+	if _, ok := in.(runtime.Unstructured); ok || in == nil {
+		return false
+	}
+	gvk := in.GetObjectKind().GroupVersionKind()
+	if gvk.Kind == "" || gvk.GroupVersion() != gv {
+		return false
+	}
+	kinds, _, err := c.typer.ObjectKinds(in)
+	return err == nil && slices.Contains(kinds, gvk)
 }
 
 // managerOrUserAgent is the manager of a non-apply write: the
