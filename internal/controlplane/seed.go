@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	"github.com/kapi-dev/kapi/internal/auth/authenticator/loopback"
 	"github.com/kapi-dev/kapi/internal/auth/user"
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers"
 	"github.com/kapi-dev/kapi/internal/endpoints/request"
@@ -109,7 +110,7 @@ func startBootstrapSeed(ctx context.Context, env seedEnv, sets ...seedSet) *boot
 // It seeds all or nothing, so a half-fresh storage is left to the hooks.
 func seed(ctx context.Context, env seedEnv, sets []seedSet) (bool, error) {
 	// The loopback client's requests run as a system:masters member.
-	ctx = request.WithUser(ctx, &user.DefaultInfo{Name: "system:apiserver", Groups: []string{user.SystemPrivilegedGroup}})
+	ctx = request.WithUser(ctx, &user.DefaultInfo{Name: loopback.User, Groups: []string{user.SystemPrivilegedGroup}})
 	resources := admissionResources
 	for _, set := range sets {
 		resources = append(resources[:len(resources):len(resources)], set.resources...)

@@ -151,7 +151,7 @@ func (s *RequestScope) updateManagedFields(live, obj runtime.Object, manager str
 // if admission left them undecodable, with upstream's warning. When
 // encoded says the field manager has just written them (so they decode),
 // entries admission left as they were are not decoded again: decoding
-// every entry's field set was a tenth of a create's allocations.
+// every entry's field set was ~7% of a create's allocations.
 func guardManagedFields(ctx context.Context, obj runtime.Object, encoded bool, admit func() error) error {
 	accessor, err := meta.Accessor(obj)
 	if obj == nil || err != nil {
