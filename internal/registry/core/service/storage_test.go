@@ -337,11 +337,16 @@ func TestUpdateKeepsAllocations(t *testing.T) {
 	if got.Spec.ClusterIP != a.Spec.ClusterIP || got.Spec.Ports[0].NodePort != a.Spec.Ports[0].NodePort {
 		t.Errorf("update changed allocations: %s/%d -> %s/%d", a.Spec.ClusterIP, a.Spec.Ports[0].NodePort, got.Spec.ClusterIP, got.Spec.Ports[0].NodePort)
 	}
-	// Changing the cluster IP is refused.
+	// Changing the cluster IP is refused. The allocated IP is random in a
+	// /24: the new one must differ from it (1 run in ~250 drew .99).
+	other := "10.0.0.99"
+	if got.Spec.ClusterIP == other {
+		other = "10.0.0.98"
+	}
 	change := got.DeepCopy()
-	change.Spec.ClusterIP, change.Spec.ClusterIPs = "10.0.0.99", []string{"10.0.0.99"}
+	change.Spec.ClusterIP, change.Spec.ClusterIPs = other, []string{other}
 	_, _, err = f.svc.Update(ctx, "a", rest.DefaultUpdatedObjectInfo(change), nil, nil, false, nil)
-	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.clusterIPs[0]: Invalid value: [\"10.0.0.99\"]: may not change once set") {
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `spec.clusterIPs[0]: Invalid value: ["`+other+`"]: may not change once set`) {
 		t.Errorf("changing clusterIP: %v", err)
 	}
 	// To ExternalName releases the IP.
