@@ -55,6 +55,12 @@ func (f *fixture) sync(name string, want func(*corev1.Pod) bool) *corev1.Pod {
 	if err := f.c.sync(context.Background(), "ns/"+name); err != nil {
 		f.t.Fatal(err)
 	}
+	return f.await(name, want)
+}
+
+// await waits for the informer to show the pod in the wanted state.
+func (f *fixture) await(name string, want func(*corev1.Pod) bool) *corev1.Pod {
+	f.t.Helper()
 	var got *corev1.Pod
 	err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		p, err := f.c.pods.Pods("ns").Get(name)
@@ -147,7 +153,10 @@ func TestGracefulDeletion(t *testing.T) {
 	if _, err := f.client.CoreV1().Pods("ns").Update(context.Background(), cur, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f.sync("doomed", func(p *corev1.Pod) bool { return p != nil && p.DeletionTimestamp != nil })
+	// The informer must see the deletion before the sync whose actions
+	// are checked; syncing earlier could do the whole job in a sync
+	// whose actions were then cleared.
+	f.await("doomed", func(p *corev1.Pod) bool { return p != nil && p.DeletionTimestamp != nil })
 	f.client.ClearActions()
 	f.sync("doomed", func(p *corev1.Pod) bool { return p == nil })
 	var verbs []string
