@@ -18,6 +18,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver"
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
 	"go.uber.org/zap/zapcore"
 	"google.golang.org/grpc"
 )
@@ -81,7 +84,7 @@ func StartWithOptions(ctx context.Context, opts Options) (*Server, error) {
 }
 
 // Launch runs etcd as opts says without waiting for it to serve, which a
-// single member does once it has elected itself (20-40 ms): the caller
+// single member does once it has elected itself (a few ms): the caller
 // can build what does not touch storage meanwhile. The client must not
 // be used before WaitReady returned nil; a watch would be refused for
 // want of a leader.
@@ -119,6 +122,10 @@ func Launch(ctx context.Context, opts Options) (*Server, error) {
 	return nil, lastErr
 }
 
+// electionTiming is the raft tick and election timeout; a test makes the
+// timeout too long to be what elects the member.
+var electionTiming = struct{ tickMs, electionMs uint }{10, 50}
+
 // startEtcd starts etcd on fresh loopback ports (or the options'); it
 // serves once its ReadyNotify fires.
 func startEtcd(opts Options) (*embed.Etcd, error) {
@@ -152,16 +159,11 @@ func startEtcd(opts Options) (*embed.Etcd, error) {
 		}
 	}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-	// A single member elects itself after one election timeout; etcd's
-	// defaults (100 ms ticks, 1 s elections) make that most of the startup
-	// time. With no peers there are no heartbeats on a network, so short
-	// ticks cost only a hundred cheap timer wakeups a second; 50 ms is the
-	// shortest election etcd allows for 10 ms ticks (BenchmarkStart: 100 ms
-	// gave 64–78 ms to ready, 50 ms gives 40–42 ms). Shorter ticks would
-	// start faster still but cost idle CPU: 5 ms ticks took 31 ms of CPU a
-	// second against 18–20 ms.
-	cfg.TickMs = 10
-	cfg.ElectionMs = 50
+	// The member campaigns at once (campaignNow); the timeout only elects
+	// it should that fail. With no peers there are no heartbeats on a
+	// network, so short ticks cost only a hundred cheap timer wakeups a
+	// second; 50 ms is the shortest election etcd allows for 10 ms ticks.
+	cfg.TickMs, cfg.ElectionMs = electionTiming.tickMs, electionTiming.electionMs
 	// The raft log is held in memory from one snapshot to the next, plus
 	// the catch-up entries kept for slow followers. With etcd's defaults
 	// (10,000 and 5,000) a server that wrote 10,000 objects of 1 KiB
@@ -207,6 +209,7 @@ func connect(ctx context.Context, e *embed.Etcd, opts Options) (*Server, error) 
 		return nil, fmt.Errorf("embedded etcd: client: %w", err)
 	}
 	s := &Server{etcd: e, client: client, endpoints: endpoints, ready: make(chan struct{})}
+	go campaignNow(e.Server)
 	go func() {
 		defer close(s.ready)
 		select {
@@ -220,6 +223,36 @@ func connect(ctx context.Context, e *embed.Etcd, opts Options) (*Server, error) 
 		}
 	}()
 	return s, nil
+}
+
+// campaignNow has the member elect itself at once instead of after its
+// randomized election timeout (10-50 ms of every start with the ticks
+// above). kapi's etcd is always a cluster of one, so nobody else could
+// win. Raft takes a MsgHup from one of the node's own local threads as
+// the cue to campaign, as if the timeout had fired. Until the member has
+// applied its membership (after a restart, replayed from its log) it
+// refuses the cue, so the cue is repeated each millisecond until there is
+// a leader; one that comes after the election is ignored by raft. Should
+// every cue fail, the timeout still elects the member, as without them.
+func campaignNow(s *etcdserver.EtcdServer) {
+	hup := &raftpb.Message{Type: raftpb.MsgHup.Enum(), From: new(raft.LocalAppendThread), To: new(uint64(s.MemberID()))}
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(time.Second)
+	for s.Leader() == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		_ = s.Process(ctx, hup)
+		cancel()
+		select {
+		case <-s.ReadyNotify():
+			return
+		case <-s.StoppingNotify():
+			return
+		case <-deadline:
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // WaitReady waits until etcd serves, and says why when it never will.
