@@ -43,10 +43,18 @@ func installStorageObservers(s *server.GenericServer, c *Config, deps chainDeps)
 			return err
 		}
 	}
+	// Counting does not hold readiness, as upstream; the first count
+	// waits until the server is ready (milliseconds later), as its ~60
+	// requests to storage would compete with the start's own.
+	ready := make(chan struct{})
+	deps.whenReady(func() { close(ready) })
 	return s.AddPostStartHook("storage-object-count-tracker-hook", func(hc server.PostStartHookContext) error {
-		// As upstream, counting starts with the server and does not hold
-		// its readiness: the first count comes shortly after.
 		go func() {
+			select {
+			case <-ready:
+			case <-hc.Context.Done():
+				return
+			}
 			deps.getter.countObjects(hc.Context, deps.metrics)
 			deps.getter.keepCountingObjects(hc.Context, deps.metrics)
 		}()
