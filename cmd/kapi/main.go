@@ -8,9 +8,12 @@ import (
 	"os"
 
 	"github.com/kapi-dev/kapi/internal/cli"
+	"github.com/kapi-dev/kapi/internal/memlimit"
+	"github.com/kapi-dev/kapi/internal/memlimit/inithold"
 )
 
 func main() {
+	memlimit.ReleaseInitHold = inithold.Release
 	if err := cli.CommandFor(os.Args[0]).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)

@@ -86,6 +86,20 @@ func (s Setting) String() string {
 	return "auto"
 }
 
+// Bounds reports whether Start with s sets a soft memory limit of its
+// own, one that follows the data (auto) or the operator's quantity: auto
+// leaves a GOMEMLIMIT environment variable in force, whose size kapi does
+// not know.
+func (s Setting) Bounds() bool {
+	switch s.mode {
+	case modeFixed:
+		return true
+	case modeAuto:
+		return os.Getenv("GOMEMLIMIT") == ""
+	}
+	return false
+}
+
 // autoLimit is the limit for a live heap: half of it again as headroom,
 // at least minHeadroom, and never above ceiling when there is one.
 func autoLimit(live, ceiling uint64) uint64 {

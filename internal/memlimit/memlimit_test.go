@@ -186,34 +186,83 @@ func TestStartupCollector(t *testing.T) {
 	if err := os.Unsetenv("GOGC"); err != nil {
 		t.Fatal(err)
 	}
-	prev := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(prev)
+	for _, tc := range []struct {
+		name    string
+		bounded bool
+		want    int // the GC percent while starting
+	}{
+		{"bounded by a limit: off until the limit", true, -1},
+		{"unbounded: a high target", false, startupGCPercent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prev := debug.SetGCPercent(100)
+			defer debug.SetGCPercent(prev)
 
-	freed := make(chan struct{}, 4)
-	savedFree, savedDelay := freeOSMemory, settleDelay
-	freeOSMemory, settleDelay = func() { freed <- struct{}{} }, 10*time.Millisecond
-	defer func() { freeOSMemory, settleDelay = savedFree, savedDelay }()
+			freed := make(chan struct{}, 4)
+			savedFree, savedDelay := freeOSMemory, settleDelay
+			freeOSMemory, settleDelay = func() { freed <- struct{}{} }, 10*time.Millisecond
+			defer func() { freeOSMemory, settleDelay = savedFree, savedDelay }()
 
-	ready := StartupCollector()
-	if got := debug.SetGCPercent(startupGCPercent); got != startupGCPercent {
-		t.Errorf("while starting the GC percent is %d, want %d", got, startupGCPercent)
+			ready := StartupCollector(tc.bounded)
+			if got := debug.SetGCPercent(tc.want); got != tc.want {
+				t.Errorf("while starting the GC percent is %d, want %d", got, tc.want)
+			}
+			ready()
+			ready()
+			if got := debug.SetGCPercent(100); got != 100 {
+				t.Errorf("once ready the GC percent is %d, want 100 back", got)
+			}
+			// Once at ready and once after the controllers settled.
+			for i := range 2 {
+				select {
+				case <-freed:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("the start's garbage was returned %d times, want 2", i)
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+			if n := len(freed); n != 0 {
+				t.Errorf("returned %d more times, want exactly 2 (ready counts once)", n)
+			}
+		})
 	}
-	ready()
-	ready()
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("once ready the GC percent is %d, want 100 back", got)
+}
+
+// TestSettingBounds: only a limit kapi sets bounds the heap for the
+// start; off and an inherited GOMEMLIMIT of unknown size do not.
+func TestSettingBounds(t *testing.T) {
+	fixed, err := Parse("512Mi")
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Once at ready and once after the controllers settled.
-	for i := range 2 {
-		select {
-		case <-freed:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("the start's garbage was returned %d times, want 2", i)
-		}
+	off, err := Parse("off")
+	if err != nil {
+		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if n := len(freed); n != 0 {
-		t.Errorf("returned %d more times, want exactly 2 (ready counts once)", n)
+	t.Setenv("GOMEMLIMIT", "")
+	if err := os.Unsetenv("GOMEMLIMIT"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		s          Setting
+		gomemlimit string
+		want       bool
+	}{
+		{"auto", Auto, "", true},
+		{"auto under GOMEMLIMIT", Auto, "64GiB", false},
+		{"fixed", fixed, "", true},
+		{"fixed under GOMEMLIMIT", fixed, "64GiB", true},
+		{"off", off, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.gomemlimit != "" {
+				t.Setenv("GOMEMLIMIT", tc.gomemlimit)
+			}
+			if got := tc.s.Bounds(); got != tc.want {
+				t.Errorf("Bounds() = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -222,7 +271,7 @@ func TestStartupCollectorLeavesGOGC(t *testing.T) {
 	prev := debug.SetGCPercent(150)
 	defer debug.SetGCPercent(prev)
 
-	ready := StartupCollector()
+	ready := StartupCollector(true)
 	if got := debug.SetGCPercent(150); got != 150 {
 		t.Errorf("with GOGC set the GC percent became %d, want 150 left alone", got)
 	}

@@ -23,18 +23,34 @@ var settleDelay = 3 * time.Second
 // freeOSMemory returns the unused heap to the operating system.
 var freeOSMemory = debug.FreeOSMemory
 
-// StartupCollector lets the heap grow further between collections until
-// the returned ready is called, then puts the previous target back and
-// returns the start's garbage to the operating system in the background,
-// then again once the controllers have settled (settleDelay), so an idle
-// server's footprint is what it holds, not what it went through. A GOGC environment variable is the operator's choice and is
-// left in force. The limit Start sets still bounds the heap meanwhile.
-// ready may be called more than once; only the first call counts.
-func StartupCollector() (ready func()) {
+// ReleaseInitHold ends the hold on collections the kapi command takes
+// from its first moments (package inithold, which only the command
+// imports and which sets this): the start-up collector takes over, or,
+// for a command that starts no API server, the defaults come back.
+var ReleaseInitHold = func() {}
+
+// StartupCollector holds collections back until the returned ready is
+// called, then puts the previous target back and returns the start's
+// garbage to the operating system in the background, then again once the
+// controllers have settled (settleDelay), so an idle server's footprint is
+// what it holds, not what it went through. When bounded, a soft memory
+// limit (Setting.Bounds) caps the heap meanwhile and the collector is off
+// until the heap reaches it: a start to ready allocates a few tens of MB,
+// and the one or two collections at startupGCPercent took a sixth of its
+// CPU, one of only two cores on a small machine. Unbounded, the target is
+// startupGCPercent. A GOGC environment variable is the operator's choice
+// and is left in force. ready may be called more than once; only the
+// first call counts.
+func StartupCollector(bounded bool) (ready func()) {
+	ReleaseInitHold()
 	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}
-	prev := debug.SetGCPercent(startupGCPercent)
+	percent := startupGCPercent
+	if bounded {
+		percent = -1
+	}
+	prev := debug.SetGCPercent(percent)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
