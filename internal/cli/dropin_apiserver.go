@@ -28,6 +28,9 @@ type kubeAPIServerOptions struct {
 	// port-forward do not depend on these, so they are accepted and ignored.
 	KubeletClientCertificate, KubeletClientKey, KubeletCertificateAuthority string
 	KubeletPreferredAddressTypes                                            []string
+	// dataDirIsTemporary: no --data-dir was given, so complete made a
+	// temporary one, removed at exit.
+	dataDirIsTemporary bool
 }
 
 // kubeletFlags are the kubelet connection flags kapi ignores with a warning.
@@ -150,8 +153,17 @@ func (o *kubeAPIServerOptions) complete(fs *pflag.FlagSet, logger *slog.Logger) 
 		}
 		cleanup = func() { _ = os.RemoveAll(dir) }
 		o.DataDir = dir
+		o.dataDirIsTemporary = true
 	}
 	return cleanup, o.Complete()
+}
+
+// Config is `kapi serve`'s, knowing whether the data directory is the
+// temporary one complete made.
+func (o *kubeAPIServerOptions) Config() *controlplane.Config {
+	c := o.ServeOptions.Config()
+	c.DataDirIsTemporary = o.dataDirIsTemporary
+	return c
 }
 
 // acceptIgnored handles the kube-apiserver flags kapi accepts without

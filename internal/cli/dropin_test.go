@@ -182,8 +182,16 @@ func TestKubeAPIServerDefaults(t *testing.T) {
 	if !slices.Equal(names, []string{"apiserver.crt", "apiserver.key"}) {
 		t.Errorf("--cert-dir holds %v, want only apiserver.crt and apiserver.key", names)
 	}
-	if !strings.HasPrefix(c.DataDir, os.Getenv("TMPDIR")) {
-		t.Errorf("data dir %s is not a temporary directory", c.DataDir)
+	if !strings.HasPrefix(c.DataDir, os.Getenv("TMPDIR")) || !c.DataDirIsTemporary {
+		t.Errorf("data dir %s (temporary: %v) is not a temporary directory", c.DataDir, c.DataDirIsTemporary)
+	}
+	dataDir := t.TempDir()
+	o, _, err = parseKubeAPIServer(t, []string{"--cert-dir=" + certDir, "--data-dir=" + dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := o.Config(); c.DataDir != dataDir || c.DataDirIsTemporary {
+		t.Errorf("--data-dir %s: data dir %s, temporary %v; want it, not temporary", dataDir, c.DataDir, c.DataDirIsTemporary)
 	}
 }
 

@@ -34,7 +34,11 @@ func servingMaterial(c *Config) (*servingCerts, error) {
 			hosts = append(hosts, ip.String())
 		}
 	}
-	m, err := pki.Ensure(c.CertDir, hosts)
+	var opts []pki.Option
+	if c.DataDirIsTemporary {
+		opts = append(opts, pki.WithoutSync())
+	}
+	m, err := pki.Ensure(c.CertDir, hosts, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("certificates in --cert-dir %s: %w", c.CertDir, err)
 	}

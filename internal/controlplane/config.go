@@ -28,6 +28,10 @@ type Config struct {
 	StartTime time.Time
 
 	DataDir string
+	// DataDirIsTemporary says DataDir is removed when the process exits
+	// (the kube-apiserver drop-in's default): files kapi writes there are
+	// not synced to disk.
+	DataDirIsTemporary bool
 
 	BindAddress      net.IP
 	SecurePort       int

@@ -199,7 +199,7 @@ func Run(ctx context.Context, c *Config) error {
 		return err
 	}
 	kubeconfigPath := filepath.Join(c.DataDir, "admin.kubeconfig")
-	if err := kubeconfig.WriteAdmin(kubeconfigPath, url, serving.caPEM, serving.adminCertPEM, serving.adminKeyPEM); err != nil {
+	if err := kubeconfig.WriteAdmin(kubeconfigPath, url, serving.caPEM, serving.adminCertPEM, serving.adminKeyPEM, !c.DataDirIsTemporary); err != nil {
 		listener.Close()
 		return fmt.Errorf("writing the admin kubeconfig: %w", err)
 	}

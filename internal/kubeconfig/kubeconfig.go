@@ -23,8 +23,9 @@ const (
 // WriteAdmin writes a kubeconfig for serverURL with every credential
 // embedded, so it keeps working when copied elsewhere. The file holds a
 // private key: it is created 0600 and replaced atomically, so a client
-// reading it while kapi restarts never sees half a file.
-func WriteAdmin(path, serverURL string, caPEM, certPEM, keyPEM []byte) error {
+// reading it while kapi restarts never sees half a file. durable syncs it
+// to disk first.
+func WriteAdmin(path, serverURL string, caPEM, certPEM, keyPEM []byte, durable bool) error {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[ClusterName] = &clientcmdapi.Cluster{
 		Server:                   serverURL,
@@ -43,7 +44,7 @@ func WriteAdmin(path, serverURL string, caPEM, certPEM, keyPEM []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	if err := pki.WriteFileAtomic(path, data, 0o600); err != nil {
+	if err := pki.WriteFile(path, data, 0o600, durable); err != nil {
 		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
 	}
 	return nil

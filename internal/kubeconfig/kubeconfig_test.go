@@ -20,16 +20,18 @@ func TestWriteAdmin(t *testing.T) {
 	}
 	tests := []struct {
 		name, path, url string
+		durable         bool
 	}{
-		{name: "new file in new directory", path: filepath.Join(dir, "sub", "admin.kubeconfig"), url: "https://127.0.0.1:6443"},
-		{name: "replaces existing file", path: filepath.Join(dir, "admin.kubeconfig"), url: "https://[::1]:7443"},
+		{name: "new file in new directory", path: filepath.Join(dir, "sub", "admin.kubeconfig"), url: "https://127.0.0.1:6443", durable: true},
+		{name: "replaces existing file", path: filepath.Join(dir, "admin.kubeconfig"), url: "https://[::1]:7443", durable: true},
+		{name: "not synced, in a temporary directory", path: filepath.Join(dir, "tmp", "admin.kubeconfig"), url: "https://127.0.0.1:6443"},
 	}
 	if err := os.WriteFile(tests[1].path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := WriteAdmin(tt.path, tt.url, m.CA.CertPEM, m.AdminCertPEM, m.AdminKeyPEM); err != nil {
+			if err := WriteAdmin(tt.path, tt.url, m.CA.CertPEM, m.AdminCertPEM, m.AdminKeyPEM, tt.durable); err != nil {
 				t.Fatal(err)
 			}
 			st, err := os.Stat(tt.path)

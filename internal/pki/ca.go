@@ -72,7 +72,7 @@ func newCA(dir string, o options) (*CA, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writePair(dir, CACertFile, CAKeyFile, p); err != nil {
+	if err := writePair(dir, CACertFile, CAKeyFile, p, !o.noSync); err != nil {
 		return nil, err
 	}
 	return &CA{Cert: p.cert, CertPEM: p.certPEM, key: key, opts: o}, nil

@@ -61,14 +61,14 @@ func readPair(dir, certName, keyName string) (*pair, error) {
 
 // writePair writes the key first and the certificate last, each atomically,
 // so a crash never leaves a certificate next to a key that is not its own.
-func writePair(dir, certName, keyName string, p *pair) error {
+func writePair(dir, certName, keyName string, p *pair, durable bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, keyName), p.keyPEM, keyFileMode); err != nil {
+	if err := WriteFile(filepath.Join(dir, keyName), p.keyPEM, keyFileMode, durable); err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, certName), p.certPEM, certFileMode)
+	return WriteFile(filepath.Join(dir, certName), p.certPEM, certFileMode, durable)
 }
 
 // WriteFileAtomic writes through a temporary file in the same directory and
@@ -76,7 +76,13 @@ func writePair(dir, certName, keyName string, p *pair) error {
 // mix. The temporary file gets the final mode before any byte is written,
 // so a key is never readable by others, even briefly. kapi writes every
 // credential file (certificates, keys, kubeconfigs) this way.
-func WriteFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
+func WriteFileAtomic(path string, data []byte, mode fs.FileMode) error {
+	return WriteFile(path, data, mode, true)
+}
+
+// WriteFile is WriteFileAtomic, syncing the file to disk before the
+// rename only when durable.
+func WriteFile(path string, data []byte, mode fs.FileMode, durable bool) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
@@ -94,9 +100,11 @@ func WriteFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 		_ = f.Close()
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return err
+	if durable {
+		if err = f.Sync(); err != nil {
+			_ = f.Close()
+			return err
+		}
 	}
 	if err = f.Close(); err != nil {
 		return err

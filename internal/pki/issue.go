@@ -58,7 +58,7 @@ func (ca *CA) ensureLeaf(dir, certName, keyName string, usage x509.ExtKeyUsage,
 	if err != nil {
 		return nil, nil, fmt.Errorf("issuing %s: %w", certName, err)
 	}
-	if err := writePair(dir, certName, keyName, p); err != nil {
+	if err := writePair(dir, certName, keyName, p, !ca.opts.noSync); err != nil {
 		return nil, nil, err
 	}
 	return p.certPEM, p.keyPEM, nil

@@ -49,21 +49,34 @@ func TestEnsureReusesOnRestart(t *testing.T) {
 }
 
 func TestFileModes(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Ensure(dir, nil); err != nil {
-		t.Fatal(err)
-	}
-	for f, want := range map[string]os.FileMode{
-		CACertFile: 0o644, CAKeyFile: 0o600, ServingCertFile: 0o644,
-		ServingKeyFile: 0o600, AdminCertFile: 0o644, AdminKeyFile: 0o600,
-	} {
-		st, err := os.Stat(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := st.Mode().Perm(); got != want {
-			t.Errorf("%s: mode %v, want %v", f, got, want)
-		}
+	for name, opts := range map[string][]Option{"synced": nil, "without sync": {WithoutSync()}} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			m, err := Ensure(dir, nil, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f, want := range map[string]os.FileMode{
+				CACertFile: 0o644, CAKeyFile: 0o600, ServingCertFile: 0o644,
+				ServingKeyFile: 0o600, AdminCertFile: 0o644, AdminKeyFile: 0o600,
+			} {
+				st, err := os.Stat(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := st.Mode().Perm(); got != want {
+					t.Errorf("%s: mode %v, want %v", f, got, want)
+				}
+			}
+			// What was written is what a restart reads back.
+			again, err := Ensure(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(again.AdminKeyPEM, m.AdminKeyPEM) || !bytes.Equal(again.CA.CertPEM, m.CA.CertPEM) {
+				t.Error("a second Ensure did not reuse the files the first wrote")
+			}
+		})
 	}
 }
 

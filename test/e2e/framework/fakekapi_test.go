@@ -55,7 +55,7 @@ func fakeServe(dataDir, bind, port string) error {
 	}
 	addr := net.JoinHostPort(bind, port)
 	path := filepath.Join(dataDir, KubeconfigName)
-	if err := kubeconfig.WriteAdmin(path, "https://"+addr, m.CA.CertPEM, m.AdminCertPEM, m.AdminKeyPEM); err != nil {
+	if err := kubeconfig.WriteAdmin(path, "https://"+addr, m.CA.CertPEM, m.AdminCertPEM, m.AdminKeyPEM, true); err != nil {
 		return err
 	}
 	fmt.Println("Admin kubeconfig:", path)
