@@ -124,18 +124,31 @@ func seed(ctx context.Context, env seedEnv, sets []seedSet) (bool, error) {
 	if err != nil || !fresh {
 		return false, err
 	}
+	// The objects are built (the RBAC policy and its aggregation: a few
+	// ms of CPU) while before's writes wait for storage.
+	var objs []seedObject
+	var objsErr error
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		for _, set := range sets {
+			o, err := set.objects(env.scheme)
+			if err != nil {
+				objsErr = err
+				return
+			}
+			objs = append(objs, o...)
+		}
+	}()
 	if env.before != nil {
 		if err := env.before(ctx); err != nil {
+			<-built
 			return false, err
 		}
 	}
-	var objs []seedObject
-	for _, set := range sets {
-		o, err := set.objects(env.scheme)
-		if err != nil {
-			return false, err
-		}
-		objs = append(objs, o...)
+	<-built
+	if objsErr != nil {
+		return false, objsErr
 	}
 	w, err := newSeedWriter(env, objs)
 	if err != nil {
