@@ -10,6 +10,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/cli"
 	"github.com/kapi-dev/kapi/internal/memlimit"
 	"github.com/kapi-dev/kapi/internal/memlimit/inithold"
+	_ "github.com/kapi-dev/kapi/internal/promdefer" // for its init
 )
 
 func main() {
