@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,8 +20,8 @@ import (
 var updateSeedFields = flag.Bool("update-seed-fields", false, "rewrite seed_fields.json from a computed seed")
 
 // TestSeedFieldsTable checks seed_fields.json against a seed computed in
-// full: every object without an apply is in it, with its hash and the
-// managed fields its create records. A change to a bootstrap object, its
+// full: every object is in it, with its hash and the managed fields its
+// create (and apply, with the hash of its result) records. A change to a bootstrap object, its
 // defaults or its kind's schema makes the table stale (the seed then
 // computes that object, slower but right). Rewrite it with
 //
@@ -32,10 +33,15 @@ func TestSeedFieldsTable(t *testing.T) {
 	startServer(t, "memory")
 
 	// The table may only hold objects whose create adds managed fields
-	// and changes nothing else.
+	// and changes nothing else, and whose apply the table can redo.
+	applies := 0
 	seededFields.Range(func(k, v any) bool {
 		key, e := k.(seedFieldsKey), v.(*seedFieldsEntry)
 		if _, ok := key.tableKey(); !ok {
+			return true
+		}
+		if key.apply != "" {
+			applies++
 			return true
 		}
 		out := e.out.DeepCopyObject()
@@ -49,12 +55,15 @@ func TestSeedFieldsTable(t *testing.T) {
 		}
 		return true
 	})
+	if applies < 3 {
+		t.Errorf("%d seeded objects with an apply, want admin, edit and view's at least", applies)
+	}
 	rows, err := seedFieldsTableRows()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) < 100 {
-		t.Fatalf("%d seeded objects without an apply, want the bootstrap policy's (over 100)", len(rows))
+		t.Fatalf("%d seeded objects, want the bootstrap policy's (over 100)", len(rows))
 	}
 	if *updateSeedFields {
 		if err := os.WriteFile("seed_fields.json", seedFieldsFile(t, rows), 0o644); err != nil {
@@ -98,7 +107,7 @@ func TestSeedFieldsTable(t *testing.T) {
 			return true
 		}
 		if !equality.Semantic.DeepEqual(withoutFieldTimes(got), withoutFieldTimes(e.out)) {
-			t.Errorf("%v: the table's object differs from the computed one", key)
+			t.Errorf("%v: the table's object differs from the computed one: %s", key.name, cmp.Diff(withoutFieldTimes(e.out), withoutFieldTimes(got)))
 		}
 		return true
 	})
@@ -152,8 +161,7 @@ func sameRow(t *testing.T, a, b seedFieldsRow) bool {
 }
 
 // seedFieldsTableRows is the table for what the process seeded: every
-// remembered object without an apply whose computed result is its input
-// with managed fields added.
+// remembered object, with the managed fields computed for it.
 func seedFieldsTableRows() (map[string]seedFieldsRow, error) {
 	rows := map[string]seedFieldsRow{}
 	var err error
@@ -168,21 +176,34 @@ func seedFieldsTableRows() (map[string]seedFieldsRow, error) {
 			err = fmt.Errorf("%s has no protobuf encoding", tk)
 			return false
 		}
-		m, aerr := meta.Accessor(e.out)
+		out := e.out.DeepCopyObject()
+		m, aerr := meta.Accessor(out)
 		if aerr != nil {
 			err = aerr
 			return false
 		}
 		entries := make([]metav1.ManagedFieldsEntry, 0, len(m.GetManagedFields()))
 		for _, me := range m.GetManagedFields() {
-			if me.Manager != key.manager {
-				err = fmt.Errorf("%s: managed fields of %q, want only the create's by %q", tk, me.Manager, key.manager)
+			switch {
+			case me.Manager == key.manager:
+				me.Manager = ""
+			case key.apply != "" && me.Manager == key.applyManager:
+			default:
+				err = fmt.Errorf("%s: managed fields of %q, want only the create's by %q and its apply's", tk, me.Manager, key.manager)
 				return false
 			}
-			me.Time, me.Manager = nil, ""
+			me.Time = nil
 			entries = append(entries, me)
 		}
-		rows[tk] = seedFieldsRow{Hash: h, ManagedFields: entries}
+		row := seedFieldsRow{Hash: h, ManagedFields: entries}
+		if key.apply != "" {
+			m.SetManagedFields(nil)
+			if row.Result, ok = objectHash(out); !ok {
+				err = fmt.Errorf("%s has no protobuf encoding", tk)
+				return false
+			}
+		}
+		rows[tk] = row
 		return true
 	})
 	return rows, err
