@@ -161,9 +161,9 @@ func seed(ctx context.Context, env seedEnv, sets []seedSet) (bool, error) {
 	batch := &etcd3.CreateBatch{}
 	ctx = etcd3.WithCreateBatch(ctx, batch)
 	errs := make([]error, len(objs))
+	batch.Join(len(objs))
 	var wg sync.WaitGroup
 	for i, o := range objs {
-		batch.Join()
 		wg.Go(func() {
 			stack.GrowForHandler()
 			defer batch.Leave(ctx)

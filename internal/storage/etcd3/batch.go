@@ -29,7 +29,9 @@ const (
 // seed, which runs before the server serves and before its watch caches
 // list.
 //
-// Members Join before they start and Leave when they are done; creates
+// Members Join before any of them starts (a member that starts while
+// others have yet to join may find itself the whole group and commit
+// alone) and each Leaves when it is done; creates
 // under a context without the batch (WithCreateBatch), and writes other
 // than creates, are not batched. A batch whose transaction fails (a key
 // exists, or etcd refuses it) is retried one create at a time, so each
@@ -67,11 +69,12 @@ func createBatchFrom(ctx context.Context) *CreateBatch {
 	return b
 }
 
-// Join adds a member: until it Leaves, no batch is committed while it is
-// not waiting in a create (unless a transaction's worth is pending).
-func (b *CreateBatch) Join() {
+// Join adds n members: until they Leave, no batch is committed while one
+// of them is not waiting in a create (unless a transaction's worth is
+// pending).
+func (b *CreateBatch) Join(n int) {
 	b.mu.Lock()
-	b.members++
+	b.members += n
 	b.mu.Unlock()
 }
 

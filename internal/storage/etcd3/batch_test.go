@@ -13,11 +13,11 @@ func createAll(t *testing.T, kv *etcdKV, b *CreateBatch, n int, members bool) ([
 	t.Helper()
 	ctx := WithCreateBatch(t.Context(), b)
 	revs, oks := make([]int64, n), make([]bool, n)
+	if members {
+		b.Join(n)
+	}
 	var wg sync.WaitGroup
 	for i := range n {
-		if members {
-			b.Join()
-		}
 		wg.Go(func() {
 			if members {
 				defer b.Leave(ctx)
