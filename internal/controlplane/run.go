@@ -213,8 +213,10 @@ func Run(ctx context.Context, c *Config) error {
 	logger.Info("storage ready", "backend", c.StorageBackend, "took", time.Since(storageStart))
 	// Nothing may watch while the bootstrap data is seeded (see seed.go).
 	authz.awaitSeed()
+	logger.Debug("bootstrap seed finished", "sinceStorageStart", time.Since(storageStart))
 	if br.h.awaitCaches != nil {
 		br.h.awaitCaches(ctx)
+		logger.Debug("watch caches filled", "sinceStorageStart", time.Since(storageStart))
 	}
 	prepared := top.PrepareRun()
 	runErr := make(chan error, 1)

@@ -192,17 +192,21 @@ func (b *Backend) DeferInitialSync() {
 }
 
 // WaitInitialSync lets the caches ForResource created since
-// DeferInitialSync list, and waits for their first lists (each at most
+// DeferInitialSync list (or start from what was created through them,
+// see prime.go), and waits for their first lists (each at most
 // initialSyncTimeout, as ForResource would have); then ForResource waits
 // again.
 func (b *Backend) WaitInitialSync(ctx context.Context) {
 	b.mu.Lock()
-	pending := b.pending
-	if b.start != nil {
-		close(b.start)
-	}
+	pending, start := b.pending, b.start
 	b.pending, b.deferring, b.start = nil, false, nil
 	b.mu.Unlock()
+	if len(pending) > 0 {
+		b.primeCaches(ctx, pending)
+	}
+	if start != nil {
+		close(start)
+	}
 	for _, c := range pending {
 		b.awaitFirstList(ctx, c)
 	}

@@ -97,6 +97,9 @@ type Cacher struct {
 	// to reach it, so a client reads its own writes.
 	written atomic.Uint64
 
+	// first records the writes made before the first list (see prime.go).
+	first firstWrites
+
 	// synced is closed once the first list has completed or failed.
 	synced     chan struct{}
 	syncedOnce sync.Once
@@ -153,6 +156,9 @@ func New(cfg Config) (*Cacher, error) {
 		ctx:         ctx,
 		cancel:      cancel,
 	}
+	if cfg.StartAfter != nil {
+		c.first.recording, c.first.created = true, map[string]*item{}
+	}
 	c.progress = newProgressRequester(cfg.Storage, cfg.ProgressInterval, logger, c.goTracked)
 	c.metrics.Capacity(cfg.HistorySize)
 	c.wg.Add(2)
@@ -165,6 +171,7 @@ func New(cfg Config) (*Cacher, error) {
 				c.markSynced()
 				return
 			}
+			c.stopRecording() // if the Backend did not
 		}
 		c.runReflector(ctx)
 	}()
@@ -246,6 +253,7 @@ func (c *Cacher) Create(ctx context.Context, key string, obj, out runtime.Object
 	if err := c.storage.Create(ctx, key, obj, out); err != nil {
 		return err
 	}
+	c.noteCreate(out)
 	c.noteWrite(out)
 	return nil
 }
@@ -255,6 +263,7 @@ func (c *Cacher) Delete(ctx context.Context, key string, out runtime.Object, pre
 	if out == nil {
 		out = c.newFunc()
 	}
+	c.noteOtherWrite()
 	if err := c.storage.Delete(ctx, key, out, preconditions, validateDeletion); err != nil {
 		return err
 	}
@@ -264,6 +273,7 @@ func (c *Cacher) Delete(ctx context.Context, key string, out runtime.Object, pre
 
 // GuaranteedUpdate writes through to the underlying storage.
 func (c *Cacher) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool, preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc) error {
+	c.noteOtherWrite()
 	if err := c.storage.GuaranteedUpdate(ctx, key, destination, ignoreNotFound, preconditions, tryUpdate); err != nil {
 		return err
 	}

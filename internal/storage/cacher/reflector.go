@@ -57,7 +57,11 @@ func (c *Cacher) runReflector(ctx context.Context) {
 // list's revision and applies its events until it ends.
 func (c *Cacher) listAndWatch(ctx context.Context) error {
 	started := time.Now()
-	items, rv, err := c.list(ctx)
+	items, rv, primed := c.takePrimed()
+	var err error
+	if !primed {
+		items, rv, err = c.list(ctx)
+	}
 	if err != nil {
 		c.initializationFailed(ctx)
 		return err

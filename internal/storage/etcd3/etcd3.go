@@ -76,6 +76,12 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 	return b.stores.ForResource(cfg)
 }
 
+// Keys reads every key of the backend at its latest revision (see
+// kvstore.Backend.Keys).
+func (b *Backend) Keys(ctx context.Context, limit int64) (kvstore.KeySnapshot, bool, error) {
+	return b.stores.Keys(ctx, limit)
+}
+
 // Close stops every watch and waits for their goroutines; the client stays
 // open.
 func (b *Backend) Close() error {

@@ -64,6 +64,24 @@ func (k *etcdKV) Range(ctx context.Context, key, end string, rev, limit int64) (
 	return res, nil
 }
 
+// RangeKeys is Range at the latest revision without the values.
+func (k *etcdKV) RangeKeys(ctx context.Context, key, end string, limit int64) (kvstore.RangeResult, error) {
+	opts := []clientv3.OpOption{clientv3.WithRange(k.rangeEnd(end)), clientv3.WithKeysOnly()}
+	if limit > 0 {
+		opts = append(opts, clientv3.WithLimit(limit))
+	}
+	resp, err := k.client.Get(ctx, k.key(key), opts...)
+	if err != nil {
+		return kvstore.RangeResult{}, translate(err, key)
+	}
+	res := kvstore.RangeResult{Count: resp.Count, More: resp.More, Revision: resp.Header.Revision}
+	res.KVs = make([]kvstore.KeyValue, len(resp.Kvs))
+	for i, kv := range resp.Kvs {
+		res.KVs[i] = k.fromEtcd(kv)
+	}
+	return res, nil
+}
+
 func (k *etcdKV) Count(ctx context.Context, key, end string) (int64, error) {
 	resp, err := k.client.Get(ctx, k.key(key), clientv3.WithRange(k.rangeEnd(end)), clientv3.WithCountOnly())
 	if err != nil {

@@ -66,6 +66,12 @@ func (b *Backend) ForResource(cfg storage.ResourceConfig) (storage.Interface, er
 	return b.stores.ForResource(cfg)
 }
 
+// Keys reads every key of the backend at its latest revision (see
+// kvstore.Backend.Keys).
+func (b *Backend) Keys(ctx context.Context, limit int64) (kvstore.KeySnapshot, bool, error) {
+	return b.stores.Keys(ctx, limit)
+}
+
 // Close stops all watches; later calls fail with ErrCodeUnreachable.
 func (b *Backend) Close() error {
 	err := b.stores.Close()
