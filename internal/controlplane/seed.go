@@ -99,6 +99,8 @@ type seedEnv struct {
 // done before the server serves.
 func startBootstrapSeed(ctx context.Context, env seedEnv, sets ...seedSet) *bootstrapSeed {
 	s := &bootstrapSeed{done: make(chan struct{})}
+	// The managed-fields table is decoded (~2 ms) while storage gets ready.
+	go seedFieldsTable()
 	go func() {
 		defer close(s.done)
 		s.seeded, s.err = seed(ctx, env, sets)
