@@ -2,7 +2,6 @@ package cacher
 
 import (
 	"context"
-	"sort"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -106,7 +105,6 @@ func (c *Cacher) primeFrom(snap *kvstore.KeySnapshot, created map[string]*item) 
 		}
 		items = append(items, it)
 	}
-	sort.Slice(items, func(i, j int) bool { return items[i].key < items[j].key })
 	w := &c.first
 	w.mu.Lock()
 	w.primed, w.primedRV, w.isPrimed = items, uint64(snap.Revision), true

@@ -43,11 +43,22 @@ func (k *etcdKV) fromEtcd(kv *mvccpb.KeyValue) kvstore.KeyValue {
 
 func (k *etcdKV) Range(ctx context.Context, key, end string, rev, limit int64) (kvstore.RangeResult, error) {
 	var opts []clientv3.OpOption
-	if end != "" {
-		opts = append(opts, clientv3.WithRange(k.rangeEnd(end)))
-	}
 	if rev > 0 {
 		opts = append(opts, clientv3.WithRev(rev))
+	}
+	return k.get(ctx, key, end, rev, limit, opts...)
+}
+
+// RangeKeys is Range at the latest revision without the values.
+func (k *etcdKV) RangeKeys(ctx context.Context, key, end string, limit int64) (kvstore.RangeResult, error) {
+	return k.get(ctx, key, end, 0, limit, clientv3.WithKeysOnly())
+}
+
+// get is a range read of [key, end) (key alone when end is empty), at
+// most limit keys, with opts added; rev names the revision read in errors.
+func (k *etcdKV) get(ctx context.Context, key, end string, rev, limit int64, opts ...clientv3.OpOption) (kvstore.RangeResult, error) {
+	if end != "" {
+		opts = append(opts, clientv3.WithRange(k.rangeEnd(end)))
 	}
 	if limit > 0 {
 		opts = append(opts, clientv3.WithLimit(limit))
@@ -55,24 +66,6 @@ func (k *etcdKV) Range(ctx context.Context, key, end string, rev, limit int64) (
 	resp, err := k.client.Get(ctx, k.key(key), opts...)
 	if err != nil {
 		return kvstore.RangeResult{}, withRevision(translate(err, key), rev)
-	}
-	res := kvstore.RangeResult{Count: resp.Count, More: resp.More, Revision: resp.Header.Revision}
-	res.KVs = make([]kvstore.KeyValue, len(resp.Kvs))
-	for i, kv := range resp.Kvs {
-		res.KVs[i] = k.fromEtcd(kv)
-	}
-	return res, nil
-}
-
-// RangeKeys is Range at the latest revision without the values.
-func (k *etcdKV) RangeKeys(ctx context.Context, key, end string, limit int64) (kvstore.RangeResult, error) {
-	opts := []clientv3.OpOption{clientv3.WithRange(k.rangeEnd(end)), clientv3.WithKeysOnly()}
-	if limit > 0 {
-		opts = append(opts, clientv3.WithLimit(limit))
-	}
-	resp, err := k.client.Get(ctx, k.key(key), opts...)
-	if err != nil {
-		return kvstore.RangeResult{}, translate(err, key)
 	}
 	res := kvstore.RangeResult{Count: resp.Count, More: resp.More, Revision: resp.Header.Revision}
 	res.KVs = make([]kvstore.KeyValue, len(resp.Kvs))
