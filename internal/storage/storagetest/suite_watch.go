@@ -110,11 +110,17 @@ var watchTests = map[string]func(*testing.T, *fixture){
 		// etcd only answers progress requests once every watch on the stream
 		// has caught up with the current revision, so start in the past.
 		a := f.create(t, "ns", "a", nil)
+		// A progress notification asked for now may reach a watch cache
+		// after a and before b; the watch may pass it on as a bookmark at
+		// its start revision, as kube-apiserver's cache does.
+		if err := pr.RequestProgress(f.ctx); err != nil {
+			t.Fatalf("RequestProgress: %v", err)
+		}
 		b := f.create(t, "ns", "b", nil)
 		pred := storage.Everything
 		pred.AllowWatchBookmarks = true
 		w := f.watchPrefix(t, "/configmaps", storage.ListOptions{ResourceVersion: a.ResourceVersion, ProgressNotify: true, Predicate: pred})
-		expectEvent(t, w, watch.Added, "ns", "b", b.ResourceVersion)
+		expectAddedAfterBookmarks(t, f, w, b)
 		// A watch registers asynchronously in some backends, so keep asking
 		// until the notification arrives.
 		tick := time.NewTicker(50 * time.Millisecond)
@@ -204,4 +210,24 @@ func (f *fixture) watch(t *testing.T, key string, opts storage.ListOptions) watc
 	}
 	t.Cleanup(w.Stop)
 	return w
+}
+
+// expectAddedAfterBookmarks waits for the ADDED event of want, passing
+// over bookmarks older than it.
+func expectAddedAfterBookmarks(t *testing.T, f *fixture, w watch.Interface, want *corev1.ConfigMap) {
+	t.Helper()
+	wantRV, _ := f.store.Versioner().ObjectResourceVersion(want)
+	for {
+		ev := nextEvent(t, w)
+		if ev.Type != watch.Bookmark {
+			cm, ok := ev.Object.(*corev1.ConfigMap)
+			if ev.Type != watch.Added || !ok || cm.Namespace != want.Namespace || cm.Name != want.Name || cm.ResourceVersion != want.ResourceVersion {
+				t.Fatalf("got event %s %s, want ADDED %s/%s@%s", ev.Type, describe(ev.Object), want.Namespace, want.Name, want.ResourceVersion)
+			}
+			return
+		}
+		if rv, _ := f.store.Versioner().ObjectResourceVersion(ev.Object); rv >= wantRV {
+			t.Fatalf("BOOKMARK at resourceVersion %d came before ADDED %s/%s@%d", rv, want.Namespace, want.Name, wantRV)
+		}
+	}
 }
