@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/internal/storage"
+	"github.com/kapi-dev/kapi/internal/storage/kvstore"
 	"github.com/kapi-dev/kapi/internal/storage/storagetest"
 )
 
@@ -136,5 +137,50 @@ func TestRevisionSharedAcrossResources(t *testing.T) {
 	}
 	if cur, _ := other.CurrentResourceVersion(t.Context()); cur != rb {
 		t.Errorf("CurrentResourceVersion = %d, want %d", cur, rb)
+	}
+}
+
+// TestHistoryRing: the ring grows past its first size keeping every event
+// in order, and once at its bound drops the oldest, whatever the bound.
+func TestHistoryRing(t *testing.T) {
+	tests := []struct {
+		max, adds int
+	}{
+		{max: 1, adds: 3},
+		{max: 3, adds: 2},
+		{max: minHistoryRing, adds: minHistoryRing + 5},
+		{max: minHistoryRing + 1, adds: 3 * minHistoryRing},
+		{max: 5 * minHistoryRing, adds: 3*minHistoryRing + 7},
+		{max: 5 * minHistoryRing, adds: 9 * minHistoryRing},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("max=%d,adds=%d", tt.max, tt.adds), func(t *testing.T) {
+			h := newHistory(tt.max)
+			dropped := 0
+			for i := 1; i <= tt.adds; i++ {
+				ev := kvstore.Event{KV: kvstore.KeyValue{ModRevision: int64(i)}}
+				if d, ok := h.add(ev); ok {
+					dropped++
+					if d.KV.ModRevision != int64(dropped) {
+						t.Fatalf("add %d dropped revision %d, want %d", i, d.KV.ModRevision, dropped)
+					}
+				}
+			}
+			if want := max(tt.adds-tt.max, 0); dropped != want {
+				t.Errorf("dropped %d events, want %d", dropped, want)
+			}
+			if len(h.events) > tt.max {
+				t.Errorf("ring holds %d slots, over its bound %d", len(h.events), tt.max)
+			}
+			got := h.since(0, &memWatcher{end: "\x00"})
+			if len(got) != tt.adds-dropped {
+				t.Fatalf("since(0) = %d events, want %d", len(got), tt.adds-dropped)
+			}
+			for i, ev := range got {
+				if want := int64(dropped + i + 1); ev.KV.ModRevision != want {
+					t.Fatalf("event %d has revision %d, want %d", i, ev.KV.ModRevision, want)
+				}
+			}
+		})
 	}
 }

@@ -9,24 +9,43 @@ import (
 	"github.com/kapi-dev/kapi/internal/storage/watchqueue"
 )
 
-// history is a ring of the most recent events, one per revision.
+// history is a ring of the most recent events, one per revision. It
+// starts small and doubles as events arrive, up to max: a test server's
+// backend sees a few hundred writes, a busy one its whole bound.
 type history struct {
 	events []kvstore.Event
 	head   int // index of the oldest event
 	n      int
+	max    int
 }
 
-func newHistory(size int) *history { return &history{events: make([]kvstore.Event, size)} }
+// minHistoryRing is the ring's first size.
+const minHistoryRing = 64
 
-// add appends ev; when the ring is full the oldest event is dropped and
-// returned.
+func newHistory(size int) *history { return &history{max: size} }
+
+// add appends ev; when the ring is full at its bound the oldest event is
+// dropped and returned.
 func (h *history) add(ev kvstore.Event) (dropped kvstore.Event, ok bool) {
 	if h.n == len(h.events) {
-		dropped, ok = h.dropOldest()
+		if len(h.events) < h.max {
+			h.grow()
+		} else {
+			dropped, ok = h.dropOldest()
+		}
 	}
 	h.events[(h.head+h.n)%len(h.events)] = ev
 	h.n++
 	return dropped, ok
+}
+
+// grow doubles the ring (within max). Nothing has been dropped before
+// the ring reaches its bound, so the oldest event is still at index 0.
+func (h *history) grow() {
+	size := min(max(2*len(h.events), minHistoryRing), h.max)
+	events := make([]kvstore.Event, size)
+	copy(events, h.events[:h.n])
+	h.events = events
 }
 
 func (h *history) oldest() (kvstore.Event, bool) {
