@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kapi-dev/kapi/internal/memlimit"
 	"github.com/kapi-dev/kapi/internal/storage/etcd3/embedded"
 )
 
@@ -57,6 +58,7 @@ func newEtcdCommand(o *etcdOptions) *cobra.Command {
 				return err
 			}
 			logger.Info("etcd serving", "clientURLs", strings.Join(s.Endpoints(), ","))
+			memlimit.SettleAfterStart(logger)
 			<-ctx.Done()
 			return s.Close()
 		},

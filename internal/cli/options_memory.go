@@ -39,7 +39,7 @@ func (o *memoryOptions) validate() []error {
 // is part of the server's Config: both are process-wide, and servers a
 // test starts in-process must leave them alone.
 func (o *memoryOptions) startMemoryLimit(logger *slog.Logger, cfg *controlplane.Config) (stop func()) {
-	started := memlimit.StartupCollector(o.limit.Bounds())
+	started := memlimit.StartupCollector(o.limit.Bounds(), logger)
 	ready := cfg.Ready
 	cfg.Ready = func(c *rest.Config) {
 		started()

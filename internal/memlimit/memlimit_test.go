@@ -199,11 +199,13 @@ func TestStartupCollector(t *testing.T) {
 			defer debug.SetGCPercent(prev)
 
 			freed := make(chan struct{}, 4)
-			savedFree, savedDelay := freeOSMemory, settleDelay
+			released := make(chan struct{}, 4)
+			savedFree, savedRelease, savedDelay := freeOSMemory, releaseBinaryPages, settleDelay
 			freeOSMemory, settleDelay = func() { freed <- struct{}{} }, 10*time.Millisecond
-			defer func() { freeOSMemory, settleDelay = savedFree, savedDelay }()
+			releaseBinaryPages = func(*slog.Logger) { released <- struct{}{} }
+			defer func() { freeOSMemory, releaseBinaryPages, settleDelay = savedFree, savedRelease, savedDelay }()
 
-			ready := StartupCollector(tc.bounded)
+			ready := StartupCollector(tc.bounded, slog.New(slog.DiscardHandler))
 			if got := debug.SetGCPercent(tc.want); got != tc.want {
 				t.Errorf("while starting the GC percent is %d, want %d", got, tc.want)
 			}
@@ -220,9 +222,18 @@ func TestStartupCollector(t *testing.T) {
 					t.Fatalf("the start's garbage was returned %d times, want 2", i)
 				}
 			}
+			// The binary's pages once, with the settled return.
+			select {
+			case <-released:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the binary's start pages were not released")
+			}
 			time.Sleep(50 * time.Millisecond)
 			if n := len(freed); n != 0 {
 				t.Errorf("returned %d more times, want exactly 2 (ready counts once)", n)
+			}
+			if n := len(released); n != 0 {
+				t.Errorf("released the binary's pages %d more times, want once", n)
 			}
 		})
 	}
@@ -271,9 +282,22 @@ func TestStartupCollectorLeavesGOGC(t *testing.T) {
 	prev := debug.SetGCPercent(150)
 	defer debug.SetGCPercent(prev)
 
-	ready := StartupCollector(true)
+	released := make(chan struct{}, 1)
+	savedRelease, savedDelay := releaseBinaryPages, settleDelay
+	releaseBinaryPages, settleDelay = func(*slog.Logger) { released <- struct{}{} }, 10*time.Millisecond
+	defer func() { releaseBinaryPages, settleDelay = savedRelease, savedDelay }()
+
+	ready := StartupCollector(true, slog.New(slog.DiscardHandler))
 	if got := debug.SetGCPercent(150); got != 150 {
 		t.Errorf("with GOGC set the GC percent became %d, want 150 left alone", got)
 	}
 	ready()
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("with GOGC set, ready made the GC percent %d, want 150 left alone", got)
+	}
+	select {
+	case <-released: // the binary's pages have nothing to do with GOGC
+	case <-time.After(10 * time.Second):
+		t.Fatal("with GOGC set the binary's start pages were not released")
+	}
 }
