@@ -81,8 +81,10 @@ func (c *Cacher) listAndWatch(ctx context.Context) error {
 		return fmt.Errorf("watching %s: %w", c.prefix, err)
 	}
 	defer w.Stop()
-	c.state.replace(items, rv)
+	// Counted before the state is ready: whoever waits for it sees the
+	// initialization's metrics.
 	c.metrics.Initialized(started, rv)
+	c.state.replace(items, rv)
 	c.markSynced()
 	c.logger.Debug("watch cache ready", "items", len(items), "resourceVersion", rv)
 	for {
