@@ -27,8 +27,8 @@ var settleDelay = 3 * time.Second
 var freeOSMemory = debug.FreeOSMemory
 
 // releaseBinaryPages hands the binary's pages that only the start touched
-// back to the kernel (package binpages): 35-40 MB of an idle server's
-// resident set.
+// back to the kernel (package binpages): most of an idle server's
+// file-backed resident set.
 var releaseBinaryPages = func(logger *slog.Logger) {
 	advised, err := binpages.Release()
 	logger.Debug("released the binary's pages the start touched", "mappedBytes", advised, "err", err)
@@ -45,14 +45,14 @@ var ReleaseInitHold = func() {}
 // garbage to the operating system in the background, then again once the
 // controllers have settled (settleDelay), with the binary's pages the
 // start touched, so an idle server's footprint is what it holds, not what
-// it went through. When bounded, a soft memory
-// limit (Setting.Bounds) caps the heap meanwhile and the collector is off
-// until the heap reaches it: a start to ready allocates a few tens of MB,
-// and the one or two collections at startupGCPercent took a sixth of its
-// CPU, one of only two cores on a small machine. Unbounded, the target is
-// startupGCPercent. A GOGC environment variable is the operator's choice
-// and is left in force (the settled return still happens). ready may be called more than once; only the
-// first call counts.
+// it went through. When bounded, a soft memory limit (Setting.Bounds)
+// caps the heap meanwhile and the collector is off until the heap reaches
+// it: a start to ready allocates a few tens of MB, and the one or two
+// collections at startupGCPercent took a sixth of its CPU, one of only two
+// cores on a small machine. Unbounded, the target is startupGCPercent. A
+// GOGC environment variable is the operator's choice and is left in force
+// (the settled return still happens). ready may be called more than once;
+// only the first call counts.
 func StartupCollector(bounded bool, logger *slog.Logger) (ready func()) {
 	ReleaseInitHold()
 	operatorGOGC := os.Getenv("GOGC") != ""
