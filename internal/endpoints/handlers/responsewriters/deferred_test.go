@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -18,7 +19,10 @@ func (d *discardResponse) Write(p []byte) (int, error) { return len(p), nil }
 // TestDeferredWriterReusesItsHoldBuffer: the buffer that holds back a
 // body's start is reused across responses. Grown by appends, it cost
 // about twice the threshold in allocations on every response past the
-// threshold, every page of a paged list.
+// threshold, every page of a paged list. The pool may still drop a buffer
+// now and then (a collection empties it, and under the race detector Put
+// drops one in four on purpose), so the typical response is what must
+// not allocate one.
 func TestDeferredWriterReusesItsHoldBuffer(t *testing.T) {
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	chunk := bytes.Repeat([]byte("x"), 4<<10)
@@ -34,15 +38,18 @@ func TestDeferredWriterReusesItsHoldBuffer(t *testing.T) {
 		}
 	}
 	respond() // fills the pool
-	const responses = 20
+	const responses = 41
+	allocated := make([]uint64, 0, responses)
 	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
 	for range responses {
+		runtime.ReadMemStats(&before)
 		respond()
+		runtime.ReadMemStats(&after)
+		allocated = append(allocated, after.TotalAlloc-before.TotalAlloc)
 	}
-	runtime.ReadMemStats(&after)
-	if perResponse := (after.TotalAlloc - before.TotalAlloc) / responses; perResponse > gzipThresholdBytes/2 {
-		t.Errorf("%d bytes allocated per response, want the hold buffer reused (under %d)", perResponse, gzipThresholdBytes/2)
+	slices.Sort(allocated)
+	if median := allocated[responses/2]; median > gzipThresholdBytes/2 {
+		t.Errorf("the median response allocated %d bytes, want the hold buffer reused (under %d)", median, gzipThresholdBytes/2)
 	}
 }
 
