@@ -186,7 +186,6 @@ func (b *Builder) closure(v version, roots []reflect.Type) map[string]*definitio
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := map[string]*definition{}
-	pinned := false
 	queue := make([]reflect.Type, 0, len(roots))
 	for _, t := range roots {
 		for t != nil && t.Kind() == reflect.Pointer {
@@ -205,11 +204,6 @@ func (b *Builder) closure(v version, roots []reflect.Type) map[string]*definitio
 		}
 		d := b.built[v][t]
 		if d == nil {
-			if !pinned && !b.customMarkers {
-				// Many lookups follow: keep the table until the walk ends.
-				defer markers.Pin()()
-				pinned = true
-			}
 			d = b.define(v, t)
 			b.built[v][t] = d
 		}

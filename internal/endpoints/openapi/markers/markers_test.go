@@ -1,7 +1,6 @@
 package markers
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,41 +68,5 @@ func TestLookupMissing(t *testing.T) {
 		if typ, ok := Lookup(name); ok {
 			t.Errorf("Lookup(%q) = %+v, want absent", name, typ)
 		}
-	}
-}
-
-// TestPinHoldsTheTable: a pinned table survives collections and is the
-// one every lookup reads; unpinned, nothing keeps it and a collection
-// frees it, and the next lookup builds it again.
-func TestPinHoldsTheTable(t *testing.T) {
-	current := func() *map[string]Type {
-		mu.Lock()
-		defer mu.Unlock()
-		if pinned != nil {
-			return pinned
-		}
-		return cached.Value()
-	}
-	unpin := Pin()
-	held := current()
-	runtime.GC()
-	if got := current(); got != held {
-		t.Fatal("the pinned table was not kept across a collection")
-	}
-	unpinAgain := Pin() // pins nest
-	unpin()
-	unpin() // a second call does nothing
-	runtime.GC()
-	if got := current(); got != held {
-		t.Fatal("the table was released while still pinned once")
-	}
-	unpinAgain()
-	held = nil
-	runtime.GC()
-	if current() != nil {
-		t.Fatal("the unpinned table was kept after a collection")
-	}
-	if _, ok := Lookup("io.k8s.api.core.v1.PodSpec"); !ok {
-		t.Fatal("Lookup after the table was freed found nothing")
 	}
 }
