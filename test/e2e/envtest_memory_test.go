@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/kapi-dev/kapi/internal/bench/proc"
 )
 
 // BenchmarkEnvtestDropInMemory reports the resident sets of the drop-in
@@ -59,11 +61,11 @@ func childRSSMB(b *testing.B, name string) float64 {
 		if fields["Name"] != name || fields["PPid"] != self {
 			continue
 		}
-		kb, err := strconv.Atoi(strings.TrimSuffix(fields["VmRSS"], " kB"))
+		rss, err := proc.ParseStatusRSS(status)
 		if err != nil {
-			b.Fatalf("%s: VmRSS %q: %v", dir, fields["VmRSS"], err)
+			b.Fatalf("%s: %v", dir, err)
 		}
-		return float64(kb) / 1024
+		return float64(rss) / (1 << 20)
 	}
 	b.Fatalf("no child process named %s", name)
 	return 0
