@@ -12,7 +12,9 @@ import (
 // trailing "/") and keys that climb out of it with "." or "..", so one
 // resource's store cannot touch another's data.
 func CheckKey(key, prefix string) error {
-	if key != prefix && !strings.HasPrefix(key, prefix+"/") {
+	// Checked in place: prefix+"/" would allocate on every request.
+	inFolder := len(key) > len(prefix) && key[len(prefix)] == '/' && strings.HasPrefix(key, prefix)
+	if key != prefix && !inFolder {
 		return NewError(ErrCodeInvalidObj, key, 0, "key is outside the resource prefix "+prefix)
 	}
 	for seg := range strings.SplitSeq(key, "/") {
