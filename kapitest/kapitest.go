@@ -111,6 +111,9 @@ func serverConfig(o options, dir, certDir string) *controlplane.Config {
 		MinRequestTimeout:           30 * time.Minute,
 		MaxRequestBytes:             3 << 20,
 	}
+	// t.TempDir() goes with the test: the certificates and the kubeconfig
+	// written there need not wait for the disk.
+	c.DataDirIsTemporary = true
 	if o.etcd {
 		c.StorageBackend = "etcd3"
 		c.EtcdCompactionInterval = 5 * time.Minute
