@@ -16,6 +16,12 @@
 // CRDs given to WithCRDPaths or WithCRDs are Established and served in
 // discovery before Start returns.
 //
+// While a server starts, Start raises the Go collector's target (GOGC) so
+// that the start runs without a collection: to at most 400, only while the
+// live heap is under 64 MiB, never when the GOGC environment variable is
+// set or the test set a target of its own; the previous target comes back
+// after the next collection.
+//
 // The server is kapi as `kapi serve` runs it: the built-in API groups, CRDs,
 // RBAC (authorization Node,RBAC unless WithAuthorizationModes says
 // otherwise), the default admission plugins (see WithAdmissionPlugins) and

@@ -59,6 +59,8 @@ func StartServer(t testing.TB, opts ...Option) *Server {
 	if err := writeSAKey(dir); err != nil {
 		t.Fatalf("kapitest: %v", err)
 	}
+	// Until Start returns: its garbage is collected after that.
+	defer holdCollections()()
 	ready := make(chan *rest.Config, 1)
 	cfg := serverConfig(o, dir, s.certDir)
 	cfg.Ready = func(c *rest.Config) { ready <- c }
