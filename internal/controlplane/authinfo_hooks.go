@@ -56,9 +56,17 @@ func addAuthenticationInfoHooks(s *server.GenericServer, c *Config, clientCA []b
 	})
 }
 
+// hookClient returns a protobuf clientset over the loopback config with
+// the given user agent, as kube-controller-manager gives each controller
+// its own client. Its group clients are built when first used
+// (lazyClientset): a hook or controller uses a few of them.
 func hookClient(loopback *rest.Config, userAgent string) (kubernetes.Interface, error) {
 	cfg := rest.CopyConfig(loopback)
 	cfg.UserAgent = "kapi/" + userAgent
 	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	return kubernetes.NewForConfig(cfg)
+	cs, err := newLazyClientset(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return cs, nil
 }

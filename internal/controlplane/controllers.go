@@ -53,19 +53,9 @@ func (cc *controllerContext) informerContext(ctx context.Context) context.Contex
 	return ctx
 }
 
-// client returns a protobuf clientset over the loopback config with the
-// given user agent, as kube-controller-manager gives each controller its
-// own client. Its group clients are built when first used
-// (lazyClientset): a controller uses a few of them.
+// client is the controller's own clientset (hookClient).
 func (cc *controllerContext) client(userAgent string) (kubernetes.Interface, error) {
-	cfg := rest.CopyConfig(cc.loopback)
-	cfg.UserAgent = "kapi/" + userAgent
-	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	cs, err := newLazyClientset(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return cs, nil
+	return hookClient(cc.loopback, userAgent)
 }
 
 // recorder is the event recorder a controller reports as.
