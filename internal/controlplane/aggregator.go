@@ -34,7 +34,7 @@ func newAggregatorServer(c *Config, sc *server.Config, deps chainDeps, core *ser
 		// Every group is installed by now: seed their APIServices, as
 		// the autoregistration hook would create them.
 		env := *deps.authz.seedEnv
-		env.lookup, env.before = withAPIServices(env.lookup, storage), nil
+		env.lookup, env.alongside = withAPIServices(env.lookup, storage), nil
 		deps.authz.apiServiceSeed = startBootstrapSeed(deps.ctx, env, apiServiceSeed(slices.Clone(in.installed)))
 	}
 	if err := addAutoregisterHook(s, in.installed, deps.local, deps.logger); err != nil {

@@ -146,17 +146,17 @@ func newCoreServer(c *Config, sc *server.Config, deps chainDeps, delegate *serve
 		sets = append(sets, flowControlSeed, priorityClassSeed)
 		// Overlaps the rest of the build (it needs only the storage and
 		// the type converter); Run waits for it before serving.
-		// On fresh storage the seed's first step also writes what the
-		// hooks would write straight into storage first (the system
-		// namespaces, the default ServiceCIDR): before the server serves
-		// nobody can tell, and the hooks then find them.
-		before := func(ctx context.Context) error {
-			if err := storage.ensureSystemNamespaces(ctx); err != nil {
+		// On fresh storage the seed also writes what the hooks would
+		// write straight into storage (the system namespaces, the default
+		// ServiceCIDR), alongside its own objects: before the server
+		// serves nobody can tell, and the hooks then find them.
+		alongside := func(ctx context.Context) error {
+			if err := storage.createSystemNamespaces(ctx); err != nil {
 				return err
 			}
-			return bootstrapCtrl.EnsureServiceCIDR(ctx)
+			return bootstrapCtrl.CreateServiceCIDR(ctx)
 		}
-		env := seedEnv{lookup: storage.lookup, scheme: scheme, tc: typeConverter, before: before, ready: deps.storage.awaitReady}
+		env := seedEnv{lookup: storage.lookup, scheme: scheme, tc: typeConverter, alongside: alongside, ready: deps.storage.awaitReady}
 		deps.authz.seedEnv = &env
 		deps.authz.seed = startBootstrapSeed(deps.ctx, env, sets...)
 	}

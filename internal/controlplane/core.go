@@ -56,14 +56,28 @@ var systemNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem,
 // an earlier start made them), and a create refused as AlreadyExists
 // costs an etcd round trip, several times per start.
 func (cs *coreStorage) ensureSystemNamespaces(ctx context.Context) error {
+	return cs.writeSystemNamespaces(ctx, true)
+}
+
+// createSystemNamespaces is ensureSystemNamespaces on storage known to be
+// fresh (the seed's): no read first. Before the watch caches start such a
+// read goes to etcd, and there a linearizable read waits for the seed's
+// large commits to be applied: 6-8 ms each, on the path to serving.
+func (cs *coreStorage) createSystemNamespaces(ctx context.Context) error {
+	return cs.writeSystemNamespaces(ctx, false)
+}
+
+func (cs *coreStorage) writeSystemNamespaces(ctx context.Context, lookFirst bool) error {
 	// All at once: on etcd concurrent creates share a commit (and its
 	// fsync) where one after another each waited for its own.
 	errs := make([]error, len(systemNamespaces))
 	var wg sync.WaitGroup
 	for i, name := range systemNamespaces {
 		wg.Go(func() {
-			if _, err := cs.namespaces.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"}); err == nil {
-				return
+			if lookFirst {
+				if _, err := cs.namespaces.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"}); err == nil {
+					return
+				}
 			}
 			_, err := cs.namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
 			if err != nil && !apierrors.IsAlreadyExists(err) {

@@ -88,9 +88,10 @@ type seedEnv struct {
 	lookup func(group, resource string) registryrest.Storage
 	scheme *runtime.Scheme
 	tc     managedfields.TypeConverter
-	// before, when set, runs once the storage was found fresh, before
-	// the objects are written.
-	before func(context.Context) error
+	// alongside, when set, runs once the storage was found fresh, while
+	// the objects are written: writes nothing of the seed's depends on
+	// (storage does not order one object's write after another's).
+	alongside func(context.Context) error
 	// ready, when set, waits until storage serves.
 	ready func(context.Context) error
 }
@@ -126,31 +127,29 @@ func seed(ctx context.Context, env seedEnv, sets []seedSet) (bool, error) {
 	if err != nil || !fresh {
 		return false, err
 	}
-	// The objects are built (the RBAC policy and its aggregation: a few
-	// ms of CPU) while before's writes wait for storage.
-	var objs []seedObject
-	var objsErr error
-	built := make(chan struct{})
+	// Alongside's writes (a few round trips to etcd, one after another)
+	// overlap the objects' build and writes; the seed ends when both did.
+	alongside := make(chan error, 1)
 	go func() {
-		defer close(built)
-		for _, set := range sets {
-			o, err := set.objects(env.scheme)
-			if err != nil {
-				objsErr = err
-				return
-			}
-			objs = append(objs, o...)
+		if env.alongside == nil {
+			alongside <- nil
+			return
 		}
+		alongside <- env.alongside(ctx)
 	}()
-	if env.before != nil {
-		if err := env.before(ctx); err != nil {
-			<-built
+	written, err := writeSeedObjects(ctx, env, sets)
+	return written, errors.Join(err, <-alongside)
+}
+
+// writeSeedObjects builds the sets' objects and creates them all.
+func writeSeedObjects(ctx context.Context, env seedEnv, sets []seedSet) (bool, error) {
+	var objs []seedObject
+	for _, set := range sets {
+		o, err := set.objects(env.scheme)
+		if err != nil {
 			return false, err
 		}
-	}
-	<-built
-	if objsErr != nil {
-		return false, objsErr
+		objs = append(objs, o...)
 	}
 	w, err := newSeedWriter(env, objs)
 	if err != nil {

@@ -130,6 +130,14 @@ func (c *Controller) EnsureServiceCIDR(ctx context.Context) error {
 	return c.ensureServiceCIDR(ctx)
 }
 
+// CreateServiceCIDR is EnsureServiceCIDR on storage known to be fresh
+// (the bootstrap seed's): it does not read the ServiceCIDR first. Before
+// the watch caches start that read goes to etcd, where a linearizable
+// read waits for the seed's large commits to be applied.
+func (c *Controller) CreateServiceCIDR(ctx context.Context) error {
+	return c.writeServiceCIDR(ctx, false)
+}
+
 // Ensure creates or repairs, once, the default ServiceCIDR, the
 // kubernetes service, its endpoints and its endpoint slice. The
 // ServiceCIDR comes first: the service's IP is allocated from it.

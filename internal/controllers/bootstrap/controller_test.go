@@ -166,3 +166,23 @@ func TestNewRejects(t *testing.T) {
 		t.Error("missing storage accepted")
 	}
 }
+
+// TestCreateServiceCIDR: on fresh storage the ServiceCIDR is created and
+// made Ready without a read first; where it exists already (another
+// server made it) the second call does what EnsureServiceCIDR does.
+func TestCreateServiceCIDR(t *testing.T) {
+	c, cfg := newController(t)
+	ctx := context.Background()
+	for i := range 2 {
+		if err := c.CreateServiceCIDR(ctx); err != nil {
+			t.Fatalf("call %d: %v", i+1, err)
+		}
+		sc := get[*networkingv1.ServiceCIDR](t, cfg.ServiceCIDRs, "", "kubernetes")
+		if len(sc.Spec.CIDRs) != 1 || sc.Spec.CIDRs[0] != "10.96.0.0/24" {
+			t.Errorf("call %d: servicecidr %+v", i+1, sc.Spec)
+		}
+		if cond := meta.FindStatusCondition(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady); cond == nil || cond.Status != metav1.ConditionTrue {
+			t.Errorf("call %d: Ready condition %+v", i+1, cond)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -140,15 +141,29 @@ func (c *Controller) ensureEndpointSlice(ctx context.Context) error {
 // when its CIDRs are this server's. A ServiceCIDR that disagrees is left
 // alone and not made Ready, as upstream.
 func (c *Controller) ensureServiceCIDR(ctx context.Context) error {
+	return c.writeServiceCIDR(ctx, true)
+}
+
+// writeServiceCIDR is ensureServiceCIDR; without lookFirst it creates the
+// ServiceCIDR without reading it first, for storage known to be fresh, and
+// goes the long way if it exists after all (another server made it).
+func (c *Controller) writeServiceCIDR(ctx context.Context, lookFirst bool) error {
 	ctx = cluster(ctx)
 	cidrs := []string{c.cfg.ServiceCIDR.Masked().String()}
-	obj, err := c.cfg.ServiceCIDRs.Get(ctx, KubernetesName, &metav1.GetOptions{})
+	var obj runtime.Object
+	var err error = apierrors.NewNotFound(networkingv1.Resource("servicecidrs"), KubernetesName)
+	if lookFirst {
+		obj, err = c.cfg.ServiceCIDRs.Get(ctx, KubernetesName, &metav1.GetOptions{})
+	}
 	if apierrors.IsNotFound(err) {
 		want := &networkingv1.ServiceCIDR{
 			ObjectMeta: metav1.ObjectMeta{Name: KubernetesName},
 			Spec:       networkingv1.ServiceCIDRSpec{CIDRs: cidrs},
 		}
 		obj, err = c.cfg.ServiceCIDRs.Create(ctx, want, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) && !lookFirst {
+			return c.writeServiceCIDR(ctx, true)
+		}
 	}
 	if err != nil {
 		return err
