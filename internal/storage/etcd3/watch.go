@@ -90,13 +90,10 @@ func (k *etcdKV) RequestProgress(ctx context.Context) error {
 // over. The etcd client opens one stream per distinct context metadata,
 // and creates the watches of a stream one at a time, each waiting for
 // etcd's answer: a server's 60-odd watch caches took 25 ms to start on one
-// stream. On four, the kube-apiserver drop-in's start waited 10-11 ms for
-// its caches' watches on the path to serving (traced: one creation every
-// ~0.5 ms per stream); on sixteen, 6-8.5 ms. etcd also answers a progress
-// request on a stream only once every watch of it has caught up, which
-// fewer watches per stream makes sooner. A stream costs a few goroutines
-// on each side.
-const watchStreams = 16
+// stream. etcd also answers a progress request on a stream only once
+// every watch of it has caught up, which fewer watches per stream makes
+// sooner.
+const watchStreams = 4
 
 // watchStreamOf picks key's stream.
 func watchStreamOf(key string) int {
