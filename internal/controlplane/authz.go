@@ -208,8 +208,13 @@ func (a *authorization) addHooks(s *server.GenericServer, lookup func(group, res
 	bootstrapped := make(chan struct{})
 	if err := s.AddPostStartHook("rbac/bootstrap-roles", func(hc server.PostStartHookContext) error {
 		seeded, err := a.seed.wait(hc.Context)
-		if err != nil {
+		switch {
+		case err != nil && !seeded:
 			logger.Warn("writing the RBAC bootstrap policy into storage failed; reconciling it through the API", "err", err)
+		case err != nil:
+			// The system namespaces or the default ServiceCIDR: their
+			// own hooks write them.
+			logger.Warn("writing the bootstrap data into storage failed in part; the post-start hooks write the rest", "err", err)
 		}
 		if !seeded {
 			if err := rbacbootstrap.Reconcile(hc.Context, a.client); err != nil {
