@@ -19,9 +19,10 @@ import (
 // etcdKV implements kvstore.KV with an etcd client, adding the key prefix
 // on the way in and removing it on the way out.
 type etcdKV struct {
-	client *clientv3.Client
-	prefix string
-	wg     sync.WaitGroup // watch goroutines
+	client    *clientv3.Client
+	prefix    string
+	wg        sync.WaitGroup // watch goroutines
+	revisions revisionBatch
 }
 
 var _ kvstore.KV = (*etcdKV)(nil)
@@ -84,8 +85,13 @@ func (k *etcdKV) Count(ctx context.Context, key, end string) (int64, error) {
 }
 
 // Revision reads one key that never holds data (the prefix itself) so the
-// answer costs etcd nothing but carries the current revision.
+// answer costs etcd nothing but carries the current revision; callers
+// asking at the same time share reads (revisionBatch).
 func (k *etcdKV) Revision(ctx context.Context) (int64, error) {
+	return k.revisions.get(ctx, k.readRevision)
+}
+
+func (k *etcdKV) readRevision(ctx context.Context) (int64, error) {
 	key := k.prefix
 	if key == "" {
 		key = "/"
