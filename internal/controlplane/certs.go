@@ -15,7 +15,12 @@ import (
 
 // servingCerts is what serving and the admin kubeconfig need.
 type servingCerts struct {
-	cert         tls.Certificate
+	cert tls.Certificate
+	// loopback is the certificate served to kapi's own loopback clients
+	// (loopbackServerName), and loopbackPEM its certificate, which they
+	// trust.
+	loopback     tls.Certificate
+	loopbackPEM  []byte
 	clientCAs    *x509.CertPool
 	caPEM        []byte
 	adminCertPEM []byte
@@ -43,6 +48,9 @@ func servingMaterial(c *Config) (*servingCerts, error) {
 		return nil, fmt.Errorf("certificates in --cert-dir %s: %w", c.CertDir, err)
 	}
 	sc := &servingCerts{caPEM: m.CA.CertPEM, adminCertPEM: m.AdminCertPEM, adminKeyPEM: m.AdminKeyPEM, clientCAs: m.CA.CertPool()}
+	if sc.loopback, sc.loopbackPEM, err = pki.SelfSigned(loopbackServerName); err != nil {
+		return nil, fmt.Errorf("loopback certificate: %w", err)
+	}
 	if c.TLSCertFile != "" {
 		sc.cert, err = pki.LoadKeyPair(c.TLSCertFile, c.TLSKeyFile)
 		if err != nil {
@@ -110,13 +118,27 @@ func (sc *servingCerts) clientCAPEM(c *Config) ([]byte, error) {
 	return out, nil
 }
 
+// loopbackServerName is the name kapi's own clients ask the listener
+// for, and the only name on the certificate served to them, as
+// kube-apiserver's loopback clients do.
+const loopbackServerName = "apiserver-loopback-client"
+
 // loopbackConfig is how kapi talks to itself: the loopback token's user
-// (system:apiserver) over the real listener.
+// (system:apiserver) over the real listener. The handshake asks for the
+// in-memory loopback certificate (an ECDSA key made at each start), not
+// the serving one: that one may be a user's RSA key, several times the
+// CPU per handshake, or signed by a CA kapi does not have.
 func (sc *servingCerts) loopbackConfig(url, token string) *rest.Config {
-	cfg := sc.adminConfig(url)
-	cfg.CertData, cfg.KeyData = nil, nil
-	cfg.BearerToken = token
-	return cfg
+	return &rest.Config{
+		Host:        url,
+		QPS:         -1,
+		Burst:       -1,
+		BearerToken: token,
+		TLSClientConfig: rest.TLSClientConfig{
+			ServerName: loopbackServerName,
+			CAData:     sc.loopbackPEM,
+		},
+	}
 }
 
 // adminConfig is the administrator's (kapi-admin, in system:masters)

@@ -103,7 +103,7 @@ func Run(ctx context.Context, c *Config) error {
 	c.SecurePort = port
 	url := "https://" + net.JoinHostPort(loopbackHost(c.BindAddress), strconv.Itoa(port))
 
-	tlsServing, err := newTLSServing(c, listener, logger)
+	tlsServing, err := newTLSServing(c, listener, &serving.loopback, logger)
 	if err != nil {
 		listener.Close()
 		return err

@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"log/slog"
@@ -27,7 +28,7 @@ type tlsServing struct {
 // newTLSServing builds the TLS of listener from the generated or given
 // serving pair, --tls-sni-cert-key, --tls-min-version, --tls-cipher-suites,
 // kapi's CA, --client-ca-file and --requestheader-client-ca-file.
-func newTLSServing(c *Config, listener net.Listener, logger *slog.Logger) (*tlsServing, error) {
+func newTLSServing(c *Config, listener net.Listener, loopback *tls.Certificate, logger *slog.Logger) (*tlsServing, error) {
 	sec := &c.Security
 	certFile, keyFile := c.TLSCertFile, c.TLSKeyFile
 	if certFile == "" {
@@ -80,7 +81,7 @@ func newTLSServing(c *Config, listener net.Listener, logger *slog.Logger) (*tlsS
 	}
 	t.info = &server.SecureServingInfo{
 		Listener:       listener,
-		GetCertificate: serving.GetCertificate,
+		GetCertificate: withLoopbackCertificate(serving.GetCertificate, loopback),
 		ClientCAHints:  dynamiccertificates.UnionPool(hints...),
 		MinTLSVersion:  minVersion,
 		CipherSuites:   suites,
@@ -92,5 +93,19 @@ func newTLSServing(c *Config, listener net.Listener, logger *slog.Logger) (*tlsS
 func (t *tlsServing) start(ctx context.Context) {
 	for _, run := range t.run {
 		go run(ctx)
+	}
+}
+
+// withLoopbackCertificate serves loopback to the clients that ask for
+// loopbackServerName (kapi's own), and what get chooses to every other.
+func withLoopbackCertificate(get func(*tls.ClientHelloInfo) (*tls.Certificate, error), loopback *tls.Certificate) func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if loopback == nil {
+		return get
+	}
+	return func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+		if hello.ServerName == loopbackServerName {
+			return loopback, nil
+		}
+		return get(hello)
 	}
 }
