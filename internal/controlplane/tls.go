@@ -27,7 +27,8 @@ type tlsServing struct {
 
 // newTLSServing builds the TLS of listener from the generated or given
 // serving pair, --tls-sni-cert-key, --tls-min-version, --tls-cipher-suites,
-// kapi's CA, --client-ca-file and --requestheader-client-ca-file.
+// kapi's CA, --client-ca-file and --requestheader-client-ca-file; loopback
+// is served to kapi's own clients (withLoopbackCertificate).
 func newTLSServing(c *Config, listener net.Listener, loopback *tls.Certificate, logger *slog.Logger) (*tlsServing, error) {
 	sec := &c.Security
 	certFile, keyFile := c.TLSCertFile, c.TLSKeyFile

@@ -151,11 +151,11 @@ func (c *Controller) writeServiceCIDR(ctx context.Context, lookFirst bool) error
 	ctx = cluster(ctx)
 	cidrs := []string{c.cfg.ServiceCIDR.Masked().String()}
 	var obj runtime.Object
-	var err error = apierrors.NewNotFound(networkingv1.Resource("servicecidrs"), KubernetesName)
+	var err error
 	if lookFirst {
 		obj, err = c.cfg.ServiceCIDRs.Get(ctx, KubernetesName, &metav1.GetOptions{})
 	}
-	if apierrors.IsNotFound(err) {
+	if !lookFirst || apierrors.IsNotFound(err) {
 		want := &networkingv1.ServiceCIDR{
 			ObjectMeta: metav1.ObjectMeta{Name: KubernetesName},
 			Spec:       networkingv1.ServiceCIDRSpec{CIDRs: cidrs},
