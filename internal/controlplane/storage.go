@@ -17,8 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/runtime/serializer/recognizer"
 
+	"github.com/kapi-dev/kapi/internal/pbdecode"
 	"github.com/kapi-dev/kapi/internal/registry/generic"
 	"github.com/kapi-dev/kapi/internal/storage"
 	"github.com/kapi-dev/kapi/internal/storage/cacher"
@@ -246,12 +247,16 @@ func (g *restOptionsGetter) codecFor(resource schema.GroupResource, example runt
 		return nil, fmt.Errorf("storage version of %s: %w", resource, err)
 	}
 	gv := gvks[0].GroupVersion()
-	var encoder runtime.Serializer = protobuf.NewSerializer(g.scheme, g.scheme)
+	pb := pbdecode.NewSerializer(g.scheme, g.scheme)
+	var encoder runtime.Serializer = pb
 	if _, ok := example.(interface{ Marshal() ([]byte, error) }); !ok || jsonStoredResources[resource] {
 		info, _ := runtime.SerializerInfoForMediaType(g.codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
 		encoder = info.Serializer
 	}
-	return g.codecs.CodecForVersions(encoder, g.codecs.UniversalDecoder(gv), gv, gv), nil
+	// One conversion and defaulting step over every decoder, protobuf
+	// first, as kube-apiserver's storage codec has.
+	decoder := recognizer.NewDecoder(pb, g.codecs.UniversalDeserializer())
+	return g.codecs.CodecForVersions(encoder, decoder, gv, gv), nil
 }
 
 // jsonStoredResources are the built-in kinds that kube-apiserver stores as

@@ -73,7 +73,7 @@ func (s *RequestScope) decodeBody(req *http.Request, body []byte, into runtime.O
 		serializer = info.StrictSerializer
 	}
 	defaultGVK := s.Kind
-	decoder := s.Serializer.DecoderToVersion(s.fastJSONDecoder(serializer), s.Kind.GroupVersion())
+	decoder := s.Serializer.DecoderToVersion(s.fastBodyDecoder(serializer), s.Kind.GroupVersion())
 	obj, gvk, err := decoder.Decode(body, &defaultGVK, into)
 	if err != nil {
 		strictErr, isStrict := runtime.AsStrictDecodingError(err)

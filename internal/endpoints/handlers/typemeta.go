@@ -7,6 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+
+	"github.com/kapi-dev/kapi/internal/pbdecode"
 )
 
 // typeMetaFactory finds the apiVersion and kind of a JSON body in one
@@ -33,37 +36,39 @@ func (typeMetaFactory) Interpret(data []byte) (*schema.GroupVersionKind, error) 
 	return &schema.GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: kind}, nil
 }
 
-// bodySerializers are JSON serializers with typeMetaFactory for the
-// bodies of a scheme's resources.
-type bodySerializers struct{ plain, strict runtime.Serializer }
+// bodySerializers are the decoders of a scheme's request bodies: JSON
+// with typeMetaFactory, and protobuf without the envelope's copy of the
+// object (internal/pbdecode).
+type bodySerializers struct{ plain, strict, protobuf runtime.Serializer }
 
 var bodySerializersByScheme sync.Map // *runtime.Scheme -> *bodySerializers
 
-// fastJSONDecoder returns the serializer to decode a body with in place
-// of chosen, the negotiated one: the same JSON serializer with the quick
-// type meta pass when chosen is the scheme's plain or strict JSON
-// serializer, else chosen.
-func (s *RequestScope) fastJSONDecoder(chosen runtime.Serializer) runtime.Serializer {
+// fastBodyDecoder returns the serializer to decode a body with in place of
+// chosen, the negotiated one: the faster equivalent of the scheme's plain
+// or strict JSON serializer or of its protobuf serializer, else chosen.
+func (s *RequestScope) fastBodyDecoder(chosen runtime.Serializer) runtime.Serializer {
 	scheme, ok := s.Creater.(*runtime.Scheme)
 	if !ok || s.Typer != runtime.ObjectTyper(scheme) {
 		return chosen
 	}
-	if _, ok := chosen.(*json.Serializer); !ok {
+	switch chosen.(type) {
+	case *json.Serializer, *protobuf.Serializer:
+	default:
 		return chosen
 	}
 	v, ok := bodySerializersByScheme.Load(scheme)
 	if !ok {
 		v, _ = bodySerializersByScheme.LoadOrStore(scheme, &bodySerializers{
-			plain:  json.NewSerializerWithOptions(typeMetaFactory{}, scheme, scheme, json.SerializerOptions{}),
-			strict: json.NewSerializerWithOptions(typeMetaFactory{}, scheme, scheme, json.SerializerOptions{Strict: true}),
+			plain:    json.NewSerializerWithOptions(typeMetaFactory{}, scheme, scheme, json.SerializerOptions{}),
+			strict:   json.NewSerializerWithOptions(typeMetaFactory{}, scheme, scheme, json.SerializerOptions{Strict: true}),
+			protobuf: pbdecode.NewSerializer(scheme, scheme),
 		})
 	}
 	b := v.(*bodySerializers)
-	switch chosen.Identifier() {
-	case b.plain.Identifier():
-		return b.plain
-	case b.strict.Identifier():
-		return b.strict
+	for _, fast := range []runtime.Serializer{b.plain, b.strict, b.protobuf} {
+		if chosen.Identifier() == fast.Identifier() {
+			return fast
+		}
 	}
 	return chosen
 }

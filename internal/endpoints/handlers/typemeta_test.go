@@ -10,6 +10,7 @@ import (
 	jsonserializer "k8s.io/apimachinery/pkg/runtime/serializer/json"
 
 	"github.com/kapi-dev/kapi/internal/endpoints/handlers/responsewriters"
+	"github.com/kapi-dev/kapi/internal/pbdecode"
 )
 
 var typeMetaCases = []string{
@@ -92,7 +93,7 @@ func checkTypeMeta(t *testing.T, body []byte) {
 	}
 }
 
-func TestFastJSONDecoderReplacesOnlyTheSchemesJSON(t *testing.T) {
+func TestFastBodyDecoderReplacesOnlyTheSchemesJSONAndProtobuf(t *testing.T) {
 	scheme := runtime.NewScheme()
 	if err := corev1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
@@ -100,19 +101,25 @@ func TestFastJSONDecoderReplacesOnlyTheSchemesJSON(t *testing.T) {
 	codecs := responsewriters.NewCodecFactory(scheme)
 	info, _ := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
 	yamlInfo, _ := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeYAML)
+	pbInfo, _ := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
 	s := &RequestScope{Creater: scheme, Typer: scheme}
-	for _, chosen := range []runtime.Serializer{info.Serializer, info.StrictSerializer} {
-		got := s.fastJSONDecoder(chosen)
+	for _, chosen := range []runtime.Serializer{info.Serializer, info.StrictSerializer, pbInfo.Serializer} {
+		got := s.fastBodyDecoder(chosen)
 		if got == chosen || got.Identifier() != chosen.Identifier() {
 			t.Errorf("%s: got %v, want the quick serializer with the same identifier", chosen.Identifier(), got.Identifier())
 		}
 	}
-	if got := s.fastJSONDecoder(yamlInfo.Serializer); got != yamlInfo.Serializer {
+	if _, ok := s.fastBodyDecoder(pbInfo.Serializer).(*pbdecode.Serializer); !ok {
+		t.Error("protobuf bodies are not decoded by pbdecode")
+	}
+	if got := s.fastBodyDecoder(yamlInfo.Serializer); got != yamlInfo.Serializer {
 		t.Error("the YAML serializer was replaced")
 	}
 	other := &RequestScope{Creater: runtime.NewScheme(), Typer: scheme}
-	if got := other.fastJSONDecoder(info.Serializer); got != info.Serializer {
-		t.Error("a scope whose creater is not its typer's scheme got the quick serializer")
+	for _, chosen := range []runtime.Serializer{info.Serializer, pbInfo.Serializer} {
+		if got := other.fastBodyDecoder(chosen); got != chosen {
+			t.Errorf("%s: a scope whose creater is not its typer's scheme got the quick serializer", chosen.Identifier())
+		}
 	}
 }
 
@@ -125,7 +132,7 @@ func BenchmarkDecodeConfigMapBody(b *testing.B) {
 	codecs := responsewriters.NewCodecFactory(scheme)
 	info, _ := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
 	s := &RequestScope{Creater: scheme, Typer: scheme}
-	for name, ser := range map[string]runtime.Serializer{"default": info.StrictSerializer, "quick": s.fastJSONDecoder(info.StrictSerializer)} {
+	for name, ser := range map[string]runtime.Serializer{"default": info.StrictSerializer, "quick": s.fastBodyDecoder(info.StrictSerializer)} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if _, _, err := ser.Decode(body, nil, &corev1.ConfigMap{}); err != nil {
