@@ -48,6 +48,29 @@ func TestControllersThroughTheServer(t *testing.T) {
 		cm, err := cs.CoreV1().ConfigMaps("x").Get(ctx, rootcapublisher.ConfigMapName, metav1.GetOptions{})
 		return err == nil && cm.Data[rootcapublisher.DataKey] == string(caPEM), err
 	})
+	// An edit or a deletion of kube-root-ca.crt is undone.
+	rootCA, err := cs.CoreV1().ConfigMaps("x").Get(ctx, rootcapublisher.ConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootCA.Data[rootcapublisher.DataKey] = "edited"
+	if _, err := cs.CoreV1().ConfigMaps("x").Update(ctx, rootCA, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "kube-root-ca.crt put back after an edit", func(ctx context.Context) (bool, error) {
+		cm, err := cs.CoreV1().ConfigMaps("x").Get(ctx, rootcapublisher.ConfigMapName, metav1.GetOptions{})
+		return err == nil && cm.Data[rootcapublisher.DataKey] == string(caPEM), err
+	})
+	if err := cs.CoreV1().ConfigMaps("x").Delete(ctx, rootcapublisher.ConfigMapName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "kube-root-ca.crt published again after a deletion", func(ctx context.Context) (bool, error) {
+		cm, err := cs.CoreV1().ConfigMaps("x").Get(ctx, rootcapublisher.ConfigMapName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil && cm.UID != rootCA.UID && cm.Data[rootcapublisher.DataKey] == string(caPEM), err
+	})
 
 	req, err := certtest.NewRequestPEM(certtest.RequestTemplate{CommonName: "alice", Organizations: []string{"devs"}})
 	if err != nil {
