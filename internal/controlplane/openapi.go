@@ -64,7 +64,8 @@ func newLazyTypeConverter(build func() (managedfields.TypeConverter, error), log
 // the full one is built.
 func newOpenAPITypeConverter(oapi *openapi.Service, logger *slog.Logger) *lazyTypeConverter {
 	l := newLazyTypeConverter(oapi.TypeConverter, logger)
-	if tc := oapi.BuiltTypeConverter(); tc != nil {
+	if built := oapi.BuiltTypeConverter(); built != nil {
+		var tc managedfields.TypeConverter = newTrustedTypes(built)
 		l.full.Store(&tc)
 	} else {
 		l.kind = oapi.KindTypeConverter
@@ -88,6 +89,7 @@ func (l *lazyTypeConverter) get() managedfields.TypeConverter {
 			l.logger.Error("building the server-side apply type converter failed; lists are atomic", "err", err)
 			tc = managedfields.NewDeducedTypeConverter()
 		}
+		tc = newTrustedTypes(tc)
 		l.full.Store(&tc)
 		l.logger.Debug("built the server-side apply type converter", "duration", time.Since(start))
 	})
@@ -131,7 +133,7 @@ func (l *lazyTypeConverter) forKind(gvk schema.GroupVersionKind) managedfields.T
 			l.logger.Debug("no type converter of its own for a kind; building the full one", "kind", gvk, "err", err)
 			return
 		}
-		k.tc = tc
+		k.tc = newTrustedTypes(tc)
 	})
 	return k.tc
 }
