@@ -144,7 +144,14 @@ func (x *watcherIndex) fieldsOf(ev *event) (map[string]eventFields, bool) {
 // covers ev's key and, for the indexed ones, whose requirement ev's object
 // meets now or met before the change.
 func (x *watcherIndex) interested(ev *event, out []*cacheWatcher) []*cacheWatcher {
-	vals, indexed := x.fieldsOf(ev)
+	// The fields are read only for a key that has indexed watchers: most
+	// changes reach none (a ConfigMap's in a namespace nobody watches by
+	// name), and reading them builds a set per object.
+	var (
+		vals    map[string]eventFields
+		indexed bool
+		read    bool
+	)
 	visit := func(key string) {
 		kw := x.byKey[key]
 		if kw == nil {
@@ -157,6 +164,10 @@ func (x *watcherIndex) interested(ev *event, out []*cacheWatcher) []*cacheWatche
 		}
 		if len(kw.byField) == 0 {
 			return
+		}
+		if !read {
+			vals, indexed = x.fieldsOf(ev)
+			read = true
 		}
 		if !indexed {
 			for _, set := range kw.byField {

@@ -168,3 +168,46 @@ func movePods(ctx context.Context, t *testing.T, s storage.Interface) {
 		}
 	}
 }
+
+// TestIndexReadsFieldsOnlyWhereIndexedWatchersAre: a change reads its
+// object's fields only when one of its keys has watchers filed by field.
+// The object of a change under no such key is never asked for them (a
+// ConfigMap in a namespace while a watcher selects one ConfigMap by name in
+// kube-system), and indexed watchers still get theirs.
+func TestIndexReadsFieldsOnlyWhereIndexedWatchersAre(t *testing.T) {
+	reads := 0
+	attrs := func(obj runtime.Object) (labels.Set, fields.Set, error) {
+		reads++
+		m := obj.(metav1.Object)
+		return labels.Set(m.GetLabels()), fields.Set{"metadata.name": m.GetName()}, nil
+	}
+	x := newWatcherIndex()
+	byName := &cacheWatcher{key: "/configmaps/kube-system/", recursive: true, pred: storage.SelectionPredicate{
+		Label: labels.Everything(), Field: fields.OneTermEqualSelector("metadata.name", "wanted"), GetAttrs: attrs}}
+	everything := &cacheWatcher{key: "/configmaps/", recursive: true, pred: storage.Everything}
+	x.add(byName)
+	x.add(everything)
+	change := func(ns, name string) *event {
+		return &event{typ: watch.Added, key: "/configmaps/" + ns + "/" + name,
+			obj: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}}
+	}
+	cases := []struct {
+		ev        *event
+		want      []*cacheWatcher
+		wantReads int
+	}{
+		{change("apps", "wanted"), []*cacheWatcher{everything}, 0},
+		{change("kube-system", "other"), []*cacheWatcher{everything}, 1},
+		{change("kube-system", "wanted"), []*cacheWatcher{everything, byName}, 1},
+	}
+	for _, tc := range cases {
+		reads = 0
+		got := x.interested(tc.ev, nil)
+		if !cmp.Equal(got, tc.want, cmp.Comparer(func(a, b *cacheWatcher) bool { return a == b })) {
+			t.Errorf("%s: %d watchers %v, want %d", tc.ev.key, len(got), got, len(tc.want))
+		}
+		if reads != tc.wantReads {
+			t.Errorf("%s: the object's fields were read %d times, want %d", tc.ev.key, reads, tc.wantReads)
+		}
+	}
+}
