@@ -163,6 +163,6 @@ func commitTogether(ctx context.Context, creates []*batchedCreate) {
 	// One at a time: a key that exists (or a refused transaction) gets
 	// the answer a create alone would.
 	for _, c := range creates {
-		c.rev, c.cur, c.ok, c.err = c.kv.txn(ctx, c.key, 0, opPut(c.kv.key(c.key), c.value))
+		c.rev, c.cur, c.ok, c.err = c.kv.txn(ctx, c.key, 0, thenPut(c.value))
 	}
 }

@@ -3,12 +3,15 @@ package etcd3
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"unsafe"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -109,7 +112,22 @@ func (k *etcdKV) Put(ctx context.Context, key string, value []byte, expected int
 			return b.create(ctx, k, key, value)
 		}
 	}
-	return k.txn(ctx, key, expected, opPut(k.key(key), value))
+	return k.txn(ctx, key, expected, thenPut(value))
+}
+
+// thenPut is a transaction's put of value at the key (the request borrows
+// value for the call).
+func thenPut(value []byte) func(full []byte) *etcdserverpb.RequestOp {
+	return func(full []byte) *etcdserverpb.RequestOp {
+		return &etcdserverpb.RequestOp{Request: &etcdserverpb.RequestOp_RequestPut{
+			RequestPut: &etcdserverpb.PutRequest{Key: full, Value: value}}}
+	}
+}
+
+// thenDelete is a transaction's delete of the key.
+func thenDelete(full []byte) *etcdserverpb.RequestOp {
+	return &etcdserverpb.RequestOp{Request: &etcdserverpb.RequestOp_RequestDeleteRange{
+		RequestDeleteRange: &etcdserverpb.DeleteRangeRequest{Key: full}}}
 }
 
 // opPut is clientv3.OpPut without a copy of value: OpPut copies its value
@@ -120,19 +138,37 @@ func opPut(key string, value []byte) clientv3.Op {
 }
 
 func (k *etcdKV) Delete(ctx context.Context, key string, expected int64) (int64, *kvstore.KeyValue, bool, error) {
-	return k.txn(ctx, key, expected, clientv3.OpDelete(k.key(key)))
+	return k.txn(ctx, key, expected, thenDelete)
 }
 
-// txn runs op if key's ModRevision is expected, else reads the current value.
-func (k *etcdKV) txn(ctx context.Context, key string, expected int64, op clientv3.Op) (int64, *kvstore.KeyValue, bool, error) {
-	full := k.key(key)
-	resp, err := k.client.Txn(ctx).
-		If(clientv3.Compare(clientv3.ModRevision(full), "=", expected)).
-		Then(op).
-		Else(clientv3.OpGet(full)).
-		Commit()
+// txnCallOptions are the etcd client's own defaults for a call
+// (clientv3.Config leaves them unset here).
+var txnCallOptions = []grpc.CallOption{
+	grpc.WaitForReady(true),
+	grpc.MaxCallSendMsgSize(2 << 20),
+	grpc.MaxCallRecvMsgSize(math.MaxInt32),
+}
+
+// txn runs the write then builds on the full key if key's ModRevision is
+// expected, else reads the current value. The request is etcd's protobuf
+// message, sent on the client's connection (so through its retry and
+// auth interceptors, as the client's Txn is): the client's Op and Cmp
+// builders copy the key, and a put's value, into bytes of their own and
+// then into that same message.
+func (k *etcdKV) txn(ctx context.Context, key string, expected int64, then func(full []byte) *etcdserverpb.RequestOp) (int64, *kvstore.KeyValue, bool, error) {
+	full := []byte(k.key(key))
+	req := &etcdserverpb.TxnRequest{
+		Compare: []*etcdserverpb.Compare{{
+			Key: full, Target: etcdserverpb.Compare_MOD, Result: etcdserverpb.Compare_EQUAL,
+			TargetUnion: &etcdserverpb.Compare_ModRevision{ModRevision: expected},
+		}},
+		Success: []*etcdserverpb.RequestOp{then(full)},
+		Failure: []*etcdserverpb.RequestOp{{Request: &etcdserverpb.RequestOp_RequestRange{
+			RequestRange: &etcdserverpb.RangeRequest{Key: full}}}},
+	}
+	resp, err := etcdserverpb.NewKVClient(k.client.ActiveConnection()).Txn(ctx, req, txnCallOptions...)
 	if err != nil {
-		return 0, nil, false, translate(err, key)
+		return 0, nil, false, translate(clientv3.ContextError(ctx, err), key)
 	}
 	if resp.Succeeded {
 		// Deleting a missing key "succeeds" in etcd without a write.
