@@ -68,12 +68,11 @@ func (s *Serializer) Decode(data []byte, defaults *schema.GroupVersionKind, into
 		types, _, err := s.typer.ObjectKinds(into)
 		switch {
 		case runtime.IsNotRegisteredError(err):
-			u, ok := into.(unmarshaler)
+			ok, err := unmarshal(into, raw)
 			if !ok {
 				return s.Serializer.Decode(data, defaults, into)
 			}
-			u.Reset()
-			if err := u.Unmarshal(raw); err != nil {
+			if err != nil {
 				return nil, &actual, err
 			}
 			return into, &actual, nil
@@ -94,16 +93,27 @@ func (s *Serializer) Decode(data []byte, defaults *schema.GroupVersionKind, into
 	if err != nil {
 		return nil, &actual, err
 	}
-	u, ok := obj.(unmarshaler)
+	ok, err = unmarshal(obj, raw)
 	if !ok {
 		return s.Serializer.Decode(data, defaults, into)
 	}
-	u.Reset()
-	if err := u.Unmarshal(raw); err != nil {
+	if err != nil {
 		return nil, &actual, err
 	}
 	obj.GetObjectKind().SetGroupVersionKind(actual)
 	return obj, &actual, nil
+}
+
+// unmarshal resets obj and decodes raw into it, as the wrapped serializer
+// does with a top-level object; ok is false when obj is not a generated
+// protobuf type (the wrapped serializer then words the error).
+func unmarshal(obj runtime.Object, raw []byte) (ok bool, err error) {
+	u, ok := obj.(unmarshaler)
+	if !ok {
+		return false, nil
+	}
+	u.Reset()
+	return true, u.Unmarshal(raw)
 }
 
 // copyKindDefaults fills what dst lacks from src, as the wrapped
