@@ -149,12 +149,12 @@ var txnCallOptions = []grpc.CallOption{
 	grpc.MaxCallRecvMsgSize(math.MaxInt32),
 }
 
-// txn runs the write then builds on the full key if key's ModRevision is
-// expected, else reads the current value. The request is etcd's protobuf
-// message, sent on the client's connection (so through its retry and
-// auth interceptors, as the client's Txn is): the client's Op and Cmp
-// builders copy the key, and a put's value, into bytes of their own and
-// then into that same message.
+// txn runs the write then makes of the full key when key's ModRevision is
+// expected, and otherwise reads the current value. The request is etcd's
+// protobuf message, sent on the client's connection (so through its retry
+// and auth interceptors, as the client's Txn is): the client's Op and Cmp
+// builders would copy the key, and a put's value, into bytes of their own
+// and then into that same message.
 func (k *etcdKV) txn(ctx context.Context, key string, expected int64, then func(full []byte) *etcdserverpb.RequestOp) (int64, *kvstore.KeyValue, bool, error) {
 	full := []byte(k.key(key))
 	req := &etcdserverpb.TxnRequest{
